@@ -1,0 +1,76 @@
+import {
+  createContextKey,
+  createHandlerContext,
+  type HandlerContext,
+} from "@connectrpc/connect";
+import type { DescMethod } from "@bufbuild/protobuf";
+import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
+
+/** The tenant used until bearer authentication maps tokens to tenants. */
+export const DEFAULT_TENANT = "default";
+
+/**
+ * Who is calling: every store query is scoped by tenant and agent (§13.1).
+ * Set once per request by the binding; core never trusts a tenant from the body.
+ */
+export interface CallScope {
+  readonly tenant: string;
+}
+
+/** Context value carrying the caller's scope; absent means the default tenant. */
+export const callScopeKey = createContextKey<CallScope>(
+  { tenant: DEFAULT_TENANT },
+  { description: "a2a-hub call scope" },
+);
+
+/** §3.2.6 service parameters as the core sees them, already negotiated by the binding. */
+export interface ServiceParams {
+  /** Major.Minor of A2A-Version, "" when the client sent none. */
+  readonly version: string;
+  /** Extension URIs the client activated with A2A-Extensions. */
+  readonly extensions: readonly string[];
+}
+
+/** Context value with the negotiated service parameters. */
+export const serviceParamsKey = createContextKey<ServiceParams>(
+  { version: "", extensions: [] },
+  { description: "a2a-hub service parameters" },
+);
+
+/** The caller scope of a handler call. */
+export function scopeOf(ctx: HandlerContext): CallScope {
+  return ctx.values.get(callScopeKey);
+}
+
+/** Options for a call made by a facade rather than by connect-node. */
+export interface FacadeCallInit {
+  /** The RPC the facade translates to, e.g. `A2AService.method.getTask`. */
+  readonly method: DescMethod;
+  /** Aborts when the HTTP client goes away. */
+  readonly signal?: AbortSignal;
+  readonly scope?: CallScope;
+  readonly params?: ServiceParams;
+  readonly requestHeader?: HeadersInit;
+  /** Name of the binding, for logs ("jsonrpc", "rest"). */
+  readonly protocolName: string;
+  readonly url?: string;
+}
+
+/**
+ * A HandlerContext for facades, so that JSON-RPC and REST reach the service
+ * with the same context values connect-node would give it.
+ */
+export function facadeCallContext(init: FacadeCallInit): HandlerContext {
+  const ctx = createHandlerContext({
+    service: A2AService,
+    method: init.method as never,
+    protocolName: init.protocolName,
+    requestMethod: "POST",
+    url: init.url ?? `/${A2AService.typeName}/${init.method.name}`,
+    requestSignal: init.signal,
+    requestHeader: init.requestHeader,
+  });
+  if (init.scope) ctx.values.set(callScopeKey, init.scope);
+  if (init.params) ctx.values.set(serviceParamsKey, init.params);
+  return ctx;
+}
