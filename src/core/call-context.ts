@@ -15,6 +15,8 @@ export const DEFAULT_TENANT = "default";
  */
 export interface CallScope {
   readonly tenant: string;
+  /** The agent the endpoint addresses, when the URL names one; else the request's `tenant` field or the default agent. */
+  readonly agentId?: string;
 }
 
 /** Context value carrying the caller's scope; absent means the default tenant. */

@@ -1,0 +1,3 @@
+/** Built-in agents. */
+export { EchoAgent } from "./echo-agent.js";
+export { echoCard } from "./echo-card.js";

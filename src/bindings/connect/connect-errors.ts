@@ -1,0 +1,25 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { A2A_ERROR_DOMAIN, isA2AError, type Logger } from "../../core/index.js";
+import { BadRequestSchema, ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
+
+/**
+ * §10.6: an A2AError becomes the status code of the §5.4 table with a
+ * google.rpc.ErrorInfo detail (and BadRequest for invalid fields). Anything
+ * else that is not already a ConnectError is an internal error whose
+ * details stay in the log, never on the wire.
+ */
+export function toConnectError(e: unknown, logger: Logger): ConnectError {
+  if (isA2AError(e)) {
+    const details: ConstructorParameters<typeof ConnectError>[3] = [
+      { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: e.row.reason, domain: A2A_ERROR_DOMAIN, metadata: { ...e.metadata } }) },
+    ];
+    if (e.violations.length > 0) {
+      details.push({ desc: BadRequestSchema, value: create(BadRequestSchema, { fieldViolations: e.violations.map((v) => ({ ...v })) }) });
+    }
+    return new ConnectError(e.message, e.row.grpcCode, undefined, details, e);
+  }
+  if (e instanceof ConnectError) return e;
+  logger.error("unexpected error in an RPC", { error: e instanceof Error ? e.stack ?? e.message : String(e) });
+  return new ConnectError("internal error", Code.Internal);
+}

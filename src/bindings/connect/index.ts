@@ -1,0 +1,3 @@
+/** The Connect / gRPC / gRPC-Web binding, served by connect-node. */
+export { connectRoutes } from "./connect-routes.js";
+export { toConnectError } from "./connect-errors.js";

@@ -1,0 +1,30 @@
+import { create } from "@bufbuild/protobuf";
+import { AgentCardSchema, AgentInterfaceSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import type { HostedAgent } from "../core/index.js";
+
+/** A binding the server serves, as §4.4.6 names it in supportedInterfaces. */
+export interface ServedInterface {
+  /** "JSONRPC", "GRPC" or "HTTP+JSON" (§5.3). */
+  readonly protocolBinding: string;
+  /** Path under the base URL where the binding answers. */
+  readonly path: string;
+  readonly protocolVersion: string;
+}
+
+/**
+ * §8.3.1: the agent's public card, listing every binding the server serves
+ * with absolute URLs (§4.4.6) under `baseUrl`.
+ */
+export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: readonly ServedInterface[]): AgentCard {
+  const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
+  return create(AgentCardSchema, {
+    ...agent.card,
+    supportedInterfaces: interfaces.map((i) =>
+      create(AgentInterfaceSchema, {
+        url: new URL(i.path.replace(/^\//, ""), base).toString(),
+        protocolBinding: i.protocolBinding,
+        protocolVersion: i.protocolVersion,
+      }),
+    ),
+  });
+}

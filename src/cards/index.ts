@@ -1,0 +1,2 @@
+/** Agent cards: what each hosted agent publishes about itself (§8). */
+export { publicCard, type ServedInterface } from "./agent-card.js";

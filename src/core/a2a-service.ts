@@ -1,0 +1,59 @@
+import type { HandlerContext } from "@connectrpc/connect";
+import type { TaskStore } from "../store/index.js";
+import type { A2AServiceApi, SequencedEvent } from "./a2a-handlers.js";
+import { AgentDirectory } from "./agent-directory.js";
+import { DEFAULT_LIMITS, type CoreDeps, type CoreLimits } from "./core-deps.js";
+import type { HostedAgent } from "./hosted-agent.js";
+import { stderrLogger, type Logger } from "./logger.js";
+import * as op from "./operations/index.js";
+import { TaskEngine } from "./task-engine.js";
+
+/** What the core needs to serve A2A. */
+export interface CoreOptions {
+  readonly store: TaskStore;
+  readonly agents: readonly HostedAgent[];
+  readonly defaultAgentId?: string;
+  readonly logger?: Logger;
+  readonly limits?: Partial<CoreLimits>;
+}
+
+/** The running core: the service every binding calls, and the engine behind it. */
+export interface A2ACore {
+  readonly service: A2AServiceApi;
+  readonly engine: TaskEngine;
+  readonly agents: AgentDirectory;
+  /** Stops agent runs; the store stays open for the caller to close. */
+  stop(): Promise<void>;
+}
+
+async function* events(stream: AsyncIterable<SequencedEvent>) {
+  for await (const e of stream) yield e.event;
+}
+
+/**
+ * Builds the one implementation of A2AService. Tasks a previous process
+ * left in flight are failed before the first call is served.
+ */
+export function createA2ACore(options: CoreOptions): A2ACore {
+  const logger = options.logger ?? stderrLogger;
+  const engine = new TaskEngine(options.store, logger);
+  const agents = new AgentDirectory(options.agents, options.defaultAgentId);
+  const deps: CoreDeps = { store: options.store, engine, agents, logger, limits: { ...DEFAULT_LIMITS, ...options.limits } };
+  engine.recover();
+  const service: A2AServiceApi = {
+    sendMessage: (req, ctx) => op.sendMessage(deps, ctx, req),
+    sendStreamingMessage: (req, ctx) => events(op.sendStreamingMessage(deps, ctx, req)),
+    getTask: (req, ctx) => op.getTask(deps, ctx, req),
+    listTasks: (req, ctx) => op.listTasks(deps, ctx, req),
+    cancelTask: (req, ctx) => op.cancelTask(deps, ctx, req),
+    subscribeToTask: (req, ctx) => events(op.subscribeToTask(deps, ctx, req)),
+    createTaskPushNotificationConfig: (req, ctx) => op.createPushConfig(deps, ctx, req),
+    getTaskPushNotificationConfig: (req, ctx) => op.getPushConfig(deps, ctx, req),
+    listTaskPushNotificationConfigs: (req, ctx) => op.listPushConfigs(deps, ctx, req),
+    deleteTaskPushNotificationConfig: (req, ctx) => op.deletePushConfig(deps, ctx, req),
+    getExtendedAgentCard: (req, ctx) => op.getExtendedAgentCard(deps, ctx, req),
+    sendStreamingMessageSequenced: (req, ctx: HandlerContext) => op.sendStreamingMessage(deps, ctx, req),
+    subscribeSequenced: (req, ctx: HandlerContext, afterSeq?: number) => op.subscribeToTask(deps, ctx, req, afterSeq),
+  };
+  return { service, engine, agents, stop: () => engine.stop() };
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import type { HandlerContext } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { EmptySchema, type Empty } from "@bufbuild/protobuf/wkt";
+import {
+  ListTaskPushNotificationConfigsResponseSchema,
+  TaskPushNotificationConfigSchema,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type TaskPushNotificationConfig,
+} from "../../../gen/a2a/v1/a2a_pb.js";
+import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import { scopeOf } from "../call-context.js";
+import { requirePush } from "../capabilities.js";
+import type { CoreDeps } from "../core-deps.js";
+
+/**
+ * §4.3.1: a config needs an http(s) url; a missing id is generated. The
+ * `prefix` names fields when the config sits inside another request.
+ */
+export function preparePushConfig(config: TaskPushNotificationConfig, prefix = ""): TaskPushNotificationConfig {
+  if (!config.url) throw invalidParams(`${prefix}url`, "is required");
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw invalidParams(`${prefix}url`, "is not an absolute URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalidParams(`${prefix}url`, "must be http or https");
+  if (config.authentication && !config.authentication.scheme) throw invalidParams(`${prefix}authentication.scheme`, "is required");
+  return create(TaskPushNotificationConfigSchema, { ...config, tenant: "", id: config.id || randomUUID() });
+}
+
+function locate(deps: CoreDeps, ctx: HandlerContext, tenant: string, taskId: string, field: string) {
+  const { scope, agent } = deps.agents.resolve(scopeOf(ctx), tenant);
+  requirePush(agent);
+  if (!taskId) throw invalidParams(field, "is required");
+  if (!deps.store.getHead(scope, taskId)) throw taskNotFound(taskId);
+  return scope;
+}
+
+/** §3.1.7: stores a config durably for the task; at most `limits.pushConfigsPerTask` each. */
+export async function createPushConfig(deps: CoreDeps, ctx: HandlerContext, req: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  const config = preparePushConfig(req);
+  const replaces = deps.store.getPushConfig(scope, req.taskId, config.id) !== undefined;
+  if (!replaces && deps.store.countPushConfigs(scope, req.taskId) >= deps.limits.pushConfigsPerTask) {
+    throw invalidParams("taskId", `a task holds at most ${deps.limits.pushConfigsPerTask} push notification configs`);
+  }
+  deps.store.putPushConfig(scope, config);
+  return config;
+}
+
+/** §3.1.8: one config; a missing one is TaskNotFound. */
+export async function getPushConfig(deps: CoreDeps, ctx: HandlerContext, req: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  if (!req.id) throw invalidParams("id", "is required");
+  const config = deps.store.getPushConfig(scope, req.taskId, req.id);
+  if (!config) throw new A2AError("TaskNotFound", `push notification config ${JSON.stringify(req.id)} not found for task ${JSON.stringify(req.taskId)}`, { metadata: { taskId: req.taskId } });
+  return config;
+}
+
+/** §3.1.9: every config of the task, in one page. */
+export async function listPushConfigs(deps: CoreDeps, ctx: HandlerContext, req: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
+  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  if (req.pageSize < 0) throw invalidParams("pageSize", "must be 0 or more");
+  return create(ListTaskPushNotificationConfigsResponseSchema, { configs: deps.store.listPushConfigs(scope, req.taskId), nextPageToken: "" });
+}
+
+/** §3.1.10: idempotent; deleting a config that is gone succeeds. */
+export async function deletePushConfig(deps: CoreDeps, ctx: HandlerContext, req: DeleteTaskPushNotificationConfigRequest): Promise<Empty> {
+  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  if (!req.id) throw invalidParams("id", "is required");
+  deps.store.deletePushConfig(scope, req.taskId, req.id);
+  return create(EmptySchema);
+}

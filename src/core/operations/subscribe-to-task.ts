@@ -1,0 +1,49 @@
+import type { HandlerContext } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { StreamResponseSchema, type SubscribeToTaskRequest } from "../../../gen/a2a/v1/a2a_pb.js";
+import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import type { SequencedEvent } from "../a2a-handlers.js";
+import { scopeOf } from "../call-context.js";
+import { requireStreaming } from "../capabilities.js";
+import type { CoreDeps } from "../core-deps.js";
+import { isSettled, isTerminal, stateName } from "../task-state.js";
+import { follow, listen } from "../task-stream.js";
+
+/**
+ * §3.1.6: the current Task, then every later event until the task is
+ * terminal or interrupted. With `afterSeq` (an SSE Last-Event-ID), the
+ * logged events after it replace the snapshot, so a reconnecting client
+ * gets exactly what it missed, then the live tail.
+ */
+export async function* subscribeToTask(deps: CoreDeps, ctx: HandlerContext, req: SubscribeToTaskRequest, afterSeq?: number): AsyncGenerator<SequencedEvent> {
+  const { scope, agent } = deps.agents.resolve(scopeOf(ctx), req.tenant);
+  requireStreaming(agent);
+  if (!req.id) throw invalidParams("id", "is required");
+  if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) throw invalidParams("Last-Event-ID", "must be an event sequence number");
+  const head = deps.store.getHead(scope, req.id);
+  if (!head) throw taskNotFound(req.id);
+  if (afterSeq === undefined && isTerminal(head.state)) {
+    throw new A2AError("UnsupportedOperation", `task ${req.id} is ${stateName(head.state)}; there is nothing to subscribe to`, { metadata: { taskId: req.id } });
+  }
+  // Listen and read in one tick: nothing is lost or repeated between them.
+  const queue = listen(deps.engine, scope, req.id);
+  if (afterSeq !== undefined) {
+    const missed = deps.store.eventsAfter(scope, req.id, afterSeq).map((e) => ({
+      seq: e.seq,
+      event: e.event,
+      settled: e.event.payload.case === "statusUpdate" && isSettled(e.event.payload.value.status?.state ?? 0),
+    }));
+    if (missed.length === 0 && isTerminal(head.state)) {
+      queue.close();
+      return;
+    }
+    yield* follow(queue, missed, ctx.signal);
+    return;
+  }
+  const snap = deps.store.snapshot(scope, req.id);
+  if (!snap) {
+    queue.close();
+    throw taskNotFound(req.id);
+  }
+  yield* follow(queue, [{ seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false }], ctx.signal);
+}

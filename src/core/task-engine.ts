@@ -1,0 +1,467 @@
+import { randomUUID } from "node:crypto";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import {
+  MessageSchema,
+  Role,
+  StreamResponseSchema,
+  TaskSchema,
+  TaskState,
+  TaskStatusSchema,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+} from "../../gen/a2a/v1/a2a_pb.js";
+import { EventBus, type AgentExecutor, type EventSink, type ExecutionContext } from "../execution/index.js";
+import type { StoreScope, TaskStore } from "../store/index.js";
+import { A2AError } from "./a2a-error.js";
+import type { HostedAgent } from "./hosted-agent.js";
+import type { Logger } from "./logger.js";
+import { canTransition, isSettled, isTerminal, stateName } from "./task-state.js";
+import { partProblem } from "./validate.js";
+
+/** A logged event as it travels on the bus, with whether it settled the task. */
+export interface BusEvent {
+  readonly seq: number;
+  readonly event: StreamResponse;
+  /** The task is terminal or interrupted after this event (§3.2.2). */
+  readonly settled: boolean;
+}
+
+/** How a run on a new message turned out: a direct Message, or a task that now exists. */
+export type FirstOutcome = { readonly kind: "message"; readonly message: Message } | { readonly kind: "task"; readonly taskId: string };
+
+/** Per-request facts a run needs beyond the message. */
+export interface RunOptions {
+  readonly metadata?: Task["metadata"];
+  readonly pushConfig?: TaskPushNotificationConfig;
+  readonly extensions: readonly string[];
+}
+
+interface Run {
+  readonly key: string;
+  readonly scope: StoreScope;
+  readonly agent: HostedAgent;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly userMessage: Message;
+  readonly options: RunOptions;
+  readonly controller: AbortController;
+  readonly resolveFirst: (o: FirstOutcome) => void;
+  readonly rejectFirst: (e: unknown) => void;
+  context?: ExecutionContext;
+  sink?: EventSink;
+  created: boolean;
+  replied: boolean;
+  /** The agent published a status during this run. */
+  agentSetStatus: boolean;
+  state: TaskState;
+  done?: Promise<void>;
+}
+
+/** How long a graceful stop waits for running agents to notice the abort. */
+const STOP_GRACE_MS = 2_000;
+/** How long CancelTask waits for an agent's cancel hook before it cancels anyway. */
+const CANCEL_HOOK_MS = 5_000;
+
+/**
+ * Runs agents on tasks and turns what they publish into stored state and
+ * logged events, one synchronous store transaction per event, published on
+ * the bus in the same tick. The state machine (task-state.ts) is enforced
+ * here: an event that breaks it is refused, logged and never stored.
+ */
+export class TaskEngine {
+  readonly bus = new EventBus<BusEvent>();
+  private readonly runs = new Map<string, Run>();
+  private readonly streams = new Set<{ close(): void }>();
+  private stopping = false;
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Number of agent runs in progress. */
+  get activeRuns(): number {
+    return this.runs.size;
+  }
+
+  /** The bus key of a task in a scope. */
+  key(scope: StoreScope, taskId: string): string {
+    return EventBus.key(scope.tenant, scope.agentId, taskId);
+  }
+
+  /**
+   * Starts an agent on a message that opens a new task. The task is stored
+   * when the agent's first event arrives, unless that event is a direct
+   * Message (§3.1.1), in which case no task ever exists.
+   */
+  startTask(scope: StoreScope, agent: HostedAgent, taskId: string, message: Message, contextId: string, options: RunOptions): Promise<FirstOutcome> {
+    this.assertRunning();
+    let resolveFirst!: (o: FirstOutcome) => void;
+    let rejectFirst!: (e: unknown) => void;
+    const first = new Promise<FirstOutcome>((res, rej) => {
+      resolveFirst = res;
+      rejectFirst = rej;
+    });
+    // The stored user message carries the ids the server assigned (§3.4).
+    const userMessage = create(MessageSchema, { ...message, taskId, contextId });
+    const run: Run = this.newRun(scope, agent, taskId, contextId, userMessage, options, resolveFirst, rejectFirst);
+    run.state = TaskState.UNSPECIFIED;
+    this.launch(run, undefined);
+    return first;
+  }
+
+  /**
+   * §3.4.3: a message that continues a non-terminal task joins its history.
+   * When no agent run is active (the task is interrupted), the task returns
+   * to WORKING and the agent runs again with the message; when one is
+   * active, the running agent keeps the task.
+   */
+  continueTask(scope: StoreScope, agent: HostedAgent, task: { id: string; contextId: string; state: TaskState }, message: Message, options: RunOptions): void {
+    this.assertRunning();
+    const userMessage = create(MessageSchema, { ...message, taskId: task.id, contextId: task.contextId });
+    const key = this.key(scope, task.id);
+    this.store.appendHistory(scope, task.id, userMessage);
+    if (this.runs.has(key)) return;
+    if (task.state !== TaskState.WORKING) this.writeStatus(scope, task.id, task.contextId, TaskState.WORKING);
+    const before = this.store.getTask(scope, task.id);
+    const run = this.newRun(scope, agent, task.id, task.contextId, userMessage, options, () => {}, () => {});
+    run.created = true;
+    run.state = TaskState.WORKING;
+    this.launch(run, before);
+  }
+
+  private newRun(
+    scope: StoreScope,
+    agent: HostedAgent,
+    taskId: string,
+    contextId: string,
+    userMessage: Message,
+    options: RunOptions,
+    resolveFirst: (o: FirstOutcome) => void,
+    rejectFirst: (e: unknown) => void,
+  ): Run {
+    return {
+      key: this.key(scope, taskId),
+      scope,
+      agent,
+      taskId,
+      contextId,
+      userMessage,
+      options,
+      controller: new AbortController(),
+      resolveFirst,
+      rejectFirst,
+      created: false,
+      replied: false,
+      agentSetStatus: false,
+      state: TaskState.UNSPECIFIED,
+    };
+  }
+
+  private launch(run: Run, before: Task | undefined): void {
+    const context: ExecutionContext = {
+      taskId: run.taskId,
+      contextId: run.contextId,
+      message: run.userMessage,
+      task: before,
+      signal: run.controller.signal,
+      tenant: run.scope.tenant,
+      agentId: run.agent.id,
+      extensions: run.options.extensions,
+    };
+    const sink = this.sinkFor(run);
+    run.context = context;
+    run.sink = sink;
+    this.runs.set(run.key, run);
+    const executor: AgentExecutor = run.agent.executor;
+    run.done = (async () => executor.execute(context, sink))().then(
+      () => this.finish(run, undefined),
+      (e: unknown) => this.finish(run, e ?? new Error("agent failed")),
+    );
+  }
+
+  private sinkFor(run: Run): EventSink {
+    const publish = (event: StreamResponse): boolean => {
+      try {
+        return this.apply(run, event);
+      } catch (e) {
+        this.logger.error("storing an agent event failed", { taskId: run.taskId, error: String(e) });
+        return false;
+      }
+    };
+    return {
+      publish,
+      status: (state, message) =>
+        publish(
+          create(StreamResponseSchema, {
+            payload: {
+              case: "statusUpdate",
+              value: { taskId: run.taskId, contextId: run.contextId, status: { state, message: message === undefined ? undefined : agentMessage(message, run) } },
+            },
+          }),
+        ),
+      artifact: (artifact, options = {}) =>
+        publish(
+          create(StreamResponseSchema, {
+            payload: {
+              case: "artifactUpdate",
+              value: { taskId: run.taskId, contextId: run.contextId, artifact, append: options.append ?? false, lastChunk: options.lastChunk ?? false },
+            },
+          }),
+        ),
+      reply: (message) => publish(create(StreamResponseSchema, { payload: { case: "message", value: agentMessage(message, run) } })),
+    };
+  }
+
+  private refuse(run: Run, why: string): false {
+    this.logger.warn("refused an agent event", { tenant: run.scope.tenant, agent: run.agent.id, taskId: run.taskId, why });
+    return false;
+  }
+
+  private apply(run: Run, event: StreamResponse): boolean {
+    if (this.runs.get(run.key) !== run && !run.created && !run.replied) return this.refuse(run, "the run is over");
+    const p = event.payload;
+    switch (p.case) {
+      case "message": {
+        const message = create(MessageSchema, { ...p.value, contextId: run.contextId, role: p.value.role || Role.AGENT });
+        if (!run.created) {
+          if (run.replied) return this.refuse(run, "a direct reply was already sent");
+          run.replied = true;
+          run.resolveFirst({ kind: "message", message: create(MessageSchema, { ...message, taskId: "" }) });
+          return true;
+        }
+        // A message after the task exists is conversation, not a stream event (§3.7).
+        this.store.appendHistory(run.scope, run.taskId, create(MessageSchema, { ...message, taskId: run.taskId }));
+        return true;
+      }
+      case "task":
+        if (run.created || run.replied) return this.refuse(run, "a Task event is only accepted as the first event");
+        this.createTask(run);
+        return true;
+      case "statusUpdate": {
+        if (!this.ensureCreated(run)) return false;
+        const u = p.value;
+        if (u.taskId && u.taskId !== run.taskId) return this.refuse(run, `status for another task ${u.taskId}`);
+        const to = u.status?.state ?? TaskState.UNSPECIFIED;
+        if (!canTransition(run.state, to)) return this.refuse(run, `illegal transition ${stateName(run.state)} -> ${stateName(to)}`);
+        const msg = u.status?.message;
+        this.writeStatus(run.scope, run.taskId, run.contextId, to, msg && create(MessageSchema, { ...msg, taskId: run.taskId, contextId: run.contextId }), u.metadata);
+        run.agentSetStatus = true;
+        return true;
+      }
+      case "artifactUpdate": {
+        if (!this.ensureCreated(run)) return false;
+        const u = p.value;
+        const artifact = u.artifact;
+        if (isTerminal(run.state)) return this.refuse(run, `artifact after ${stateName(run.state)}`);
+        if (!artifact?.artifactId) return this.refuse(run, "artifact without artifactId");
+        if (artifact.parts.length === 0) return this.refuse(run, "artifact without parts");
+        const bad = artifact.parts.map(partProblem).find((x) => x !== undefined);
+        if (bad) return this.refuse(run, `artifact part: ${bad}`);
+        if (u.append && this.store.artifactSealed(run.scope, run.taskId, artifact.artifactId) === true) {
+          return this.refuse(run, `artifact ${artifact.artifactId} was sealed by lastChunk`);
+        }
+        const ev = create(StreamResponseSchema, {
+          payload: {
+            case: "artifactUpdate",
+            value: { taskId: run.taskId, contextId: run.contextId, artifact, append: u.append, lastChunk: u.lastChunk, metadata: u.metadata },
+          },
+        });
+        const seq = this.store.changeArtifact(run.scope, run.taskId, { artifact, append: u.append, lastChunk: u.lastChunk }, ev);
+        this.bus.publish(run.key, { seq, event: ev, settled: false });
+        return true;
+      }
+      default:
+        return this.refuse(run, "an event with no payload");
+    }
+  }
+
+  private ensureCreated(run: Run): boolean {
+    if (run.created) return true;
+    if (run.replied) return this.refuse(run, "events after a direct reply");
+    this.createTask(run);
+    return true;
+  }
+
+  /** §3.1.6 and §3.1.2: the creation of a task is its first logged event, a Task snapshot. */
+  private createTask(run: Run): void {
+    const status = create(TaskStatusSchema, { state: TaskState.SUBMITTED, timestamp: timestampFromMs(Date.now()) });
+    const task = create(TaskSchema, {
+      id: run.taskId,
+      contextId: run.contextId,
+      status,
+      history: [run.userMessage],
+      metadata: run.options.metadata,
+    });
+    const event = create(StreamResponseSchema, { payload: { case: "task", value: task } });
+    const seq = this.store.createTask(run.scope, { id: run.taskId, contextId: run.contextId, status, history: [run.userMessage], metadata: run.options.metadata }, event);
+    if (run.options.pushConfig) this.store.putPushConfig(run.scope, { ...run.options.pushConfig, taskId: run.taskId });
+    run.created = true;
+    run.state = TaskState.SUBMITTED;
+    this.bus.publish(run.key, { seq, event, settled: false });
+    run.resolveFirst({ kind: "task", taskId: run.taskId });
+  }
+
+  /** Stores a status change, logs and publishes its event; the one path every status takes. */
+  private writeStatus(scope: StoreScope, taskId: string, contextId: string, state: TaskState, message?: Message, metadata?: Task["metadata"]): void {
+    const status = create(TaskStatusSchema, { state, message, timestamp: timestampFromMs(Date.now()) });
+    const event = create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId, contextId, status, metadata } } });
+    const seq = this.store.setStatus(scope, taskId, status, event);
+    const key = this.key(scope, taskId);
+    const run = this.runs.get(key);
+    if (run) run.state = state;
+    this.bus.publish(key, { seq, event, settled: isSettled(state) });
+  }
+
+  private finish(run: Run, error: unknown): void {
+    if (this.runs.get(run.key) === run) this.runs.delete(run.key);
+    if (error !== undefined && !(run.controller.signal.aborted)) {
+      this.logger.error("agent run failed", { agent: run.agent.id, taskId: run.taskId, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    }
+    if (run.replied && !run.created) return;
+    if (!run.created) {
+      if (error === undefined) {
+        run.rejectFirst(new A2AError("InvalidAgentResponse", "the agent finished without answering the message"));
+        return;
+      }
+      if (this.stopping) {
+        run.rejectFirst(new A2AError("Internal", "the server is stopping"));
+        return;
+      }
+      this.createTask(run);
+    }
+    if (isTerminal(run.state)) return;
+    // A graceful stop leaves in-flight tasks to the restart recovery.
+    if (this.stopping) return;
+    if (error !== undefined) {
+      this.writeStatus(run.scope, run.taskId, run.contextId, TaskState.FAILED, systemMessage(run, "The agent failed while working on this task."));
+    } else if (!run.agentSetStatus || !isSettled(run.state)) {
+      this.writeStatus(run.scope, run.taskId, run.contextId, TaskState.FAILED, systemMessage(run, `The agent stopped in ${stateName(run.state)} without finishing the task.`));
+    }
+  }
+
+  /**
+   * §3.1.5: aborts the agent's run (its signal, then its cancel hook) and
+   * ends the task CANCELED, whether or not the agent cooperates.
+   */
+  async cancel(scope: StoreScope, taskId: string, contextId: string): Promise<void> {
+    const run = this.runs.get(this.key(scope, taskId));
+    if (run) {
+      run.controller.abort(new A2AError("UnsupportedOperation", "task canceled"));
+      const hook = run.agent.executor.cancel;
+      if (hook && run.context && run.sink) {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            Promise.resolve(hook.call(run.agent.executor, run.context, run.sink)),
+            new Promise((resolve) => (timer = setTimeout(resolve, CANCEL_HOOK_MS))),
+          ]);
+        } catch (e) {
+          this.logger.warn("agent cancel hook failed", { taskId, error: String(e) });
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    }
+    const head = this.store.getHead(scope, taskId);
+    if (head && !isTerminal(head.state)) this.writeStatus(scope, taskId, contextId, TaskState.CANCELED);
+  }
+
+  /**
+   * Resolves once the task is terminal or interrupted, checked against the
+   * store and the bus in one tick so no transition slips between them.
+   */
+  waitSettled(scope: StoreScope, taskId: string, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const key = this.key(scope, taskId);
+      let unsubscribe = (): void => {};
+      const onAbort = (): void => {
+        unsubscribe();
+        reject(signal?.reason ?? new Error("aborted"));
+      };
+      const done = (): void => {
+        unsubscribe();
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      unsubscribe = this.bus.subscribe(key, (e) => e.settled && done());
+      const head = this.store.getHead(scope, taskId);
+      if (!head || isSettled(head.state) || this.stopping) return done();
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Tasks a previous process left SUBMITTED or WORKING cannot be resumed:
+   * their agent runs died with it. They end FAILED, saying why.
+   */
+  recover(): number {
+    const stranded = this.store.inFlight();
+    for (const t of stranded) {
+      const message = create(MessageSchema, {
+        messageId: randomUUID(),
+        role: Role.AGENT,
+        taskId: t.taskId,
+        contextId: t.contextId,
+        parts: [{ content: { case: "text", value: "The server restarted while this task was in flight; it did not finish." } }],
+      });
+      this.writeStatus(t.scope, t.taskId, t.contextId, TaskState.FAILED, message);
+    }
+    if (stranded.length > 0) this.logger.warn("failed tasks left in flight by the previous process", { count: stranded.length });
+    return stranded.length;
+  }
+
+  /** Registers an open stream so that stop() can end it; returns the function that forgets it. */
+  trackStream(stream: { close(): void }): () => void {
+    this.streams.add(stream);
+    return () => this.streams.delete(stream);
+  }
+
+  /** Number of open streams: for leak checks. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /** Stops taking work, ends open streams, aborts every run and waits briefly for them to return. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const s of [...this.streams]) s.close();
+    const runs = [...this.runs.values()];
+    for (const r of runs) r.controller.abort(new A2AError("Internal", "the server is stopping"));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(runs.map((r) => r.done)),
+      new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Whether the engine has begun stopping. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  private assertRunning(): void {
+    if (this.stopping) throw new A2AError("Internal", "the server is stopping");
+  }
+}
+
+/** An agent message from text or a partial message, addressed to the run's task. */
+function agentMessage(message: string | MessageInitShape<typeof MessageSchema>, run: Run): Message {
+  const init = typeof message === "string" ? { parts: [{ content: { case: "text" as const, value: message } }] } : message;
+  return create(MessageSchema, {
+    ...init,
+    messageId: (init as { messageId?: string }).messageId || randomUUID(),
+    role: (init as { role?: Role }).role || Role.AGENT,
+    taskId: run.taskId,
+    contextId: run.contextId,
+  });
+}
+
+function systemMessage(run: Run, text: string): Message {
+  return agentMessage(text, run);
+}

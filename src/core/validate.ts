@@ -1,0 +1,52 @@
+import { Role, type Message, type Part } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AError, invalidParams } from "./a2a-error.js";
+import { effectiveMediaType, mediaTypeAccepted } from "./media-types.js";
+
+/** §3.2.4: historyLength is unset or a non-negative count. */
+export function checkHistoryLength(field: string, value: number | undefined): void {
+  if (value !== undefined && value < 0) throw invalidParams(field, `must be 0 or more, got ${value}`);
+}
+
+/** §4.1.6: exactly one content field; what is wrong with a part, or undefined when it is well formed. */
+export function partProblem(part: Part): string | undefined {
+  if (part.content.case === undefined) return "a part needs one of text, raw, url or data";
+  if (part.content.case === "url" && part.content.value === "") return "url must not be empty";
+  return undefined;
+}
+
+/**
+ * §5.7 and §3.2.1: a client message needs a messageId, the user role and at
+ * least one part with content; parts must be of media types the agent
+ * accepts (§3.1.1 ContentTypeNotSupported).
+ */
+export function validateClientMessage(message: Message | undefined, acceptedInputModes: readonly string[]): Message {
+  if (!message) throw invalidParams("message", "is required");
+  if (!message.messageId) throw invalidParams("message.messageId", "is required");
+  if (message.role === Role.UNSPECIFIED) throw invalidParams("message.role", "is required (ROLE_USER)");
+  if (message.role !== Role.USER) throw invalidParams("message.role", "a client message must have ROLE_USER");
+  if (message.parts.length === 0) throw invalidParams("message.parts", "at least one part is required");
+  message.parts.forEach((part, i) => {
+    const problem = partProblem(part);
+    if (problem) throw invalidParams(`message.parts[${i}]`, problem);
+  });
+  if (acceptedInputModes.length > 0) {
+    message.parts.forEach((part, i) => {
+      const type = effectiveMediaType(part);
+      if (type !== undefined && !mediaTypeAccepted(type, acceptedInputModes)) {
+        const field = `message.parts[${i}].mediaType`;
+        const description = `${type} is not accepted; this agent accepts ${acceptedInputModes.join(", ")}`;
+        throw new A2AError("ContentTypeNotSupported", `${field}: ${description}`, { violations: [{ field, description }] });
+      }
+    });
+  }
+  return message;
+}
+
+/** §3.2.2: a client that accepts none of the agent's output modes cannot be answered. */
+export function checkAcceptedOutputModes(accepted: readonly string[], produced: readonly string[]): void {
+  if (accepted.length === 0 || produced.length === 0) return;
+  if (produced.some((p) => mediaTypeAccepted(p, accepted))) return;
+  const field = "configuration.acceptedOutputModes";
+  const description = `none of ${accepted.join(", ")} is produced by this agent (${produced.join(", ")})`;
+  throw new A2AError("ContentTypeNotSupported", `${field}: ${description}`, { violations: [{ field, description }] });
+}

@@ -1,0 +1,14 @@
+/** The store layer: the TaskStore contract and its implementations. */
+export type {
+  ArtifactChange,
+  ListCursor,
+  LoggedEvent,
+  NewTask,
+  StoreScope,
+  TaskHead,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskView,
+} from "./task-store.js";
+export { SqliteTaskStore, type SqliteStoreOptions } from "./sqlite/index.js";

@@ -1,0 +1,3 @@
+/** The default store: SQLite through better-sqlite3. */
+export { SqliteTaskStore, type SqliteStoreOptions } from "./sqlite-task-store.js";
+export { MIGRATIONS } from "./migrations.js";

@@ -1,0 +1,93 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Forward-only schema migrations; index i takes `PRAGMA user_version` from i
+ * to i + 1. Never edit a released entry: append a new one.
+ *
+ * Messages, statuses, artifacts and events are stored as protobuf binary:
+ * compact, and decoded only when read. Children hang off the task's rowid
+ * (`task_pk`), which is found through (tenant, agent, id), so no query can
+ * cross a tenant boundary.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tasks (
+    pk INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    id TEXT NOT NULL,
+    context_id TEXT NOT NULL,
+    state INTEGER NOT NULL,
+    status BLOB NOT NULL,
+    status_ms INTEGER NOT NULL,
+    touch INTEGER NOT NULL,
+    metadata TEXT,
+    last_seq INTEGER NOT NULL,
+    history_count INTEGER NOT NULL,
+    artifact_count INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    UNIQUE (tenant, agent, id)
+  );
+  CREATE INDEX tasks_by_update ON tasks (tenant, agent, status_ms DESC, touch DESC);
+  CREATE INDEX tasks_by_context ON tasks (tenant, agent, context_id, status_ms DESC, touch DESC);
+  CREATE INDEX tasks_by_state ON tasks (tenant, agent, state, status_ms DESC, touch DESC);
+  CREATE INDEX tasks_by_bare_state ON tasks (state);
+
+  CREATE TABLE history (
+    task_pk INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    message BLOB NOT NULL,
+    PRIMARY KEY (task_pk, idx)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE artifacts (
+    task_pk INTEGER NOT NULL,
+    artifact_id TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    head BLOB NOT NULL,
+    part_count INTEGER NOT NULL,
+    sealed INTEGER NOT NULL,
+    PRIMARY KEY (task_pk, artifact_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE artifact_parts (
+    task_pk INTEGER NOT NULL,
+    artifact_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    part BLOB NOT NULL,
+    PRIMARY KEY (task_pk, artifact_id, idx)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE events (
+    task_pk INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    event BLOB NOT NULL,
+    PRIMARY KEY (task_pk, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE push_configs (
+    task_pk INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    config BLOB NOT NULL,
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (task_pk, id)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** Runs the migrations the database has not seen yet, each in its own transaction. */
+export function migrate(db: Database.Database): number {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `database schema version ${current} is newer than this a2a-hub knows (${MIGRATIONS.length}); refusing to open it`,
+    );
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }).immediate();
+  }
+  return MIGRATIONS.length;
+}

@@ -1,0 +1,358 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import {
+  ArtifactSchema,
+  MessageSchema,
+  PartSchema,
+  StreamResponseSchema,
+  TaskPushNotificationConfigSchema,
+  TaskSchema,
+  TaskState,
+  TaskStatusSchema,
+  type Artifact,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+  type TaskStatus,
+} from "../../../gen/a2a/v1/a2a_pb.js";
+import type {
+  ArtifactChange,
+  LoggedEvent,
+  NewTask,
+  StoreScope,
+  TaskHead,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskView,
+} from "../task-store.js";
+import { migrate } from "./migrations.js";
+
+/** Options of the SQLite store. */
+export interface SqliteStoreOptions {
+  /** Database file path, or ":memory:". */
+  readonly filename: string;
+  /** How long a writer waits for a lock held by another connection (ms). */
+  readonly busyTimeoutMs?: number;
+}
+
+interface TaskRow {
+  pk: number;
+  id: string;
+  context_id: string;
+  state: number;
+  status: Buffer;
+  metadata: string | null;
+  last_seq: number;
+  status_ms: number;
+  touch: number;
+}
+
+type Stmt = Database.Statement<unknown[], unknown>;
+
+function statusMs(status: TaskStatus): number {
+  return status.timestamp ? timestampMs(status.timestamp) : Date.now();
+}
+
+/**
+ * The default TaskStore: better-sqlite3 in WAL mode. Statements are prepared
+ * once; every write is one `BEGIN IMMEDIATE` transaction; an event, a
+ * message or an artifact chunk is one new row plus one counter update on the
+ * task, never a rewrite of the task.
+ */
+export class SqliteTaskStore implements TaskStore {
+  private readonly db: Database.Database;
+  private readonly s: Record<string, Stmt>;
+  private readonly listStmts = new Map<string, { page: Stmt; count: Stmt }>();
+  private touchCounter: number;
+
+  constructor(options: SqliteStoreOptions) {
+    if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true });
+    this.db = new Database(options.filename);
+    this.db.pragma("journal_mode = WAL");
+    // WAL + NORMAL: a committed transaction survives a process crash; only an
+    // OS crash can lose the last few, which is the trade SQLite documents.
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.db.pragma("foreign_keys = OFF");
+    migrate(this.db);
+    const p = (sql: string) => this.db.prepare(sql);
+    this.s = {
+      head: p(`SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks WHERE tenant = ? AND agent = ? AND id = ?`),
+      insertTask: p(`INSERT INTO tasks (tenant, agent, id, context_id, state, status, status_ms, touch, metadata, last_seq, history_count, artifact_count, created_ms)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)`),
+      bumpSeq: p(`UPDATE tasks SET last_seq = last_seq + 1 WHERE pk = ? RETURNING last_seq`),
+      setStatus: p(`UPDATE tasks SET state = ?, status = ?, status_ms = ?, touch = ?, last_seq = last_seq + 1 WHERE pk = ? RETURNING last_seq`),
+      insertEvent: p(`INSERT INTO events (task_pk, seq, event) VALUES (?, ?, ?)`),
+      eventsAfter: p(`SELECT seq, event FROM events WHERE task_pk = ? AND seq > ? ORDER BY seq`),
+      nextHistory: p(`UPDATE tasks SET history_count = history_count + 1 WHERE pk = ? RETURNING history_count`),
+      insertHistory: p(`INSERT INTO history (task_pk, idx, message) VALUES (?, ?, ?)`),
+      historyAll: p(`SELECT message FROM history WHERE task_pk = ? ORDER BY idx`),
+      historyLast: p(`SELECT message FROM history WHERE task_pk = ? ORDER BY idx DESC LIMIT ?`),
+      artifactHead: p(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`),
+      nextArtifactOrd: p(`UPDATE tasks SET artifact_count = artifact_count + 1 WHERE pk = ? RETURNING artifact_count`),
+      insertArtifact: p(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)`),
+      replaceArtifact: p(`UPDATE artifacts SET head = ?, part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`),
+      growArtifact: p(`UPDATE artifacts SET part_count = part_count + ?, sealed = MAX(sealed, ?) WHERE task_pk = ? AND artifact_id = ?`),
+      deleteParts: p(`DELETE FROM artifact_parts WHERE task_pk = ? AND artifact_id = ?`),
+      insertPart: p(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, ?, ?, ?)`),
+      artifacts: p(`SELECT artifact_id, head FROM artifacts WHERE task_pk = ? ORDER BY ord`),
+      parts: p(`SELECT artifact_id, part FROM artifact_parts WHERE task_pk = ? ORDER BY artifact_id, idx`),
+      inFlight: p(`SELECT tenant, agent, id, context_id FROM tasks WHERE state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})`),
+      putPush: p(`INSERT INTO push_configs (task_pk, id, config, created_ms) VALUES (?, ?, ?, ?)
+                  ON CONFLICT (task_pk, id) DO UPDATE SET config = excluded.config`),
+      getPush: p(`SELECT config FROM push_configs WHERE task_pk = ? AND id = ?`),
+      listPush: p(`SELECT config FROM push_configs WHERE task_pk = ? ORDER BY created_ms, id`),
+      countPush: p(`SELECT COUNT(*) AS n FROM push_configs WHERE task_pk = ?`),
+      deletePush: p(`DELETE FROM push_configs WHERE task_pk = ? AND id = ?`),
+      maxTouch: p(`SELECT COALESCE(MAX(touch), 0) AS t FROM tasks`),
+    };
+    this.touchCounter = (this.s.maxTouch!.get() as { t: number }).t;
+  }
+
+  private row(scope: StoreScope, taskId: string): TaskRow | undefined {
+    return this.s.head!.get(scope.tenant, scope.agentId, taskId) as TaskRow | undefined;
+  }
+
+  private mustRow(scope: StoreScope, taskId: string): TaskRow {
+    const r = this.row(scope, taskId);
+    if (!r) throw new Error(`store: task ${taskId} not found in scope ${scope.tenant}/${scope.agentId}`);
+    return r;
+  }
+
+  private logEvent(pk: number, seq: number, event: StreamResponse): void {
+    this.s.insertEvent!.run(pk, seq, toBinary(StreamResponseSchema, event));
+  }
+
+  private addHistory(pk: number, message: Message): void {
+    const { history_count } = this.s.nextHistory!.get(pk) as { history_count: number };
+    this.s.insertHistory!.run(pk, history_count - 1, toBinary(MessageSchema, message));
+  }
+
+  createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
+    return this.db.transaction(() => {
+      const info = this.s.insertTask!.run(
+        scope.tenant,
+        scope.agentId,
+        task.id,
+        task.contextId,
+        task.status.state,
+        toBinary(TaskStatusSchema, task.status),
+        statusMs(task.status),
+        ++this.touchCounter,
+        task.metadata ? JSON.stringify(task.metadata) : null,
+        Date.now(),
+      );
+      const pk = Number(info.lastInsertRowid);
+      for (const m of task.history) this.addHistory(pk, m);
+      const { last_seq } = this.s.bumpSeq!.get(pk) as { last_seq: number };
+      this.logEvent(pk, last_seq, event);
+      return last_seq;
+    }).immediate();
+  }
+
+  getHead(scope: StoreScope, taskId: string): TaskHead | undefined {
+    const r = this.row(scope, taskId);
+    return r && { id: r.id, contextId: r.context_id, state: r.state as TaskState, lastSeq: r.last_seq };
+  }
+
+  private load(r: TaskRow, view: TaskView = {}): Task {
+    const task = create(TaskSchema, {
+      id: r.id,
+      contextId: r.context_id,
+      status: fromBinary(TaskStatusSchema, r.status),
+      metadata: r.metadata ? (JSON.parse(r.metadata) as Task["metadata"]) : undefined,
+    });
+    const n = view.historyLength;
+    if (n === undefined) {
+      task.history = (this.s.historyAll!.all(r.pk) as { message: Buffer }[]).map((h) => fromBinary(MessageSchema, h.message));
+    } else if (n > 0) {
+      task.history = (this.s.historyLast!.all(r.pk, n) as { message: Buffer }[])
+        .map((h) => fromBinary(MessageSchema, h.message))
+        .reverse();
+    }
+    if (view.includeArtifacts !== false) task.artifacts = this.loadArtifacts(r.pk);
+    return task;
+  }
+
+  private loadArtifacts(pk: number): Artifact[] {
+    const heads = this.s.artifacts!.all(pk) as { artifact_id: string; head: Buffer }[];
+    if (heads.length === 0) return [];
+    const byId = new Map<string, Artifact>();
+    const out = heads.map((h) => {
+      const a = fromBinary(ArtifactSchema, h.head);
+      byId.set(h.artifact_id, a);
+      return a;
+    });
+    for (const p of this.s.parts!.all(pk) as { artifact_id: string; part: Buffer }[]) {
+      byId.get(p.artifact_id)?.parts.push(fromBinary(PartSchema, p.part));
+    }
+    return out;
+  }
+
+  getTask(scope: StoreScope, taskId: string, view?: TaskView): Task | undefined {
+    const r = this.row(scope, taskId);
+    return r && this.load(r, view);
+  }
+
+  snapshot(scope: StoreScope, taskId: string, view?: TaskView): { task: Task; seq: number } | undefined {
+    // better-sqlite3 reads are synchronous: nothing can write between these two reads.
+    const r = this.row(scope, taskId);
+    return r && { task: this.load(r, view), seq: r.last_seq };
+  }
+
+  appendHistory(scope: StoreScope, taskId: string, message: Message): void {
+    this.db.transaction(() => this.addHistory(this.mustRow(scope, taskId).pk, message)).immediate();
+  }
+
+  setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
+    return this.db.transaction(() => {
+      const r = this.mustRow(scope, taskId);
+      if (status.message) this.addHistory(r.pk, status.message);
+      const { last_seq } = this.s.setStatus!.get(
+        status.state,
+        toBinary(TaskStatusSchema, status),
+        statusMs(status),
+        ++this.touchCounter,
+        r.pk,
+      ) as { last_seq: number };
+      this.logEvent(r.pk, last_seq, event);
+      return last_seq;
+    }).immediate();
+  }
+
+  artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
+    const r = this.row(scope, taskId);
+    if (!r) return undefined;
+    const a = this.s.artifactHead!.get(r.pk, artifactId) as { sealed: number } | undefined;
+    return a ? a.sealed === 1 : undefined;
+  }
+
+  changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
+    return this.db.transaction(() => {
+      const { pk } = this.mustRow(scope, taskId);
+      const { artifact, append, lastChunk } = change;
+      const id = artifact.artifactId;
+      const existing = this.s.artifactHead!.get(pk, id) as { part_count: number } | undefined;
+      const sealed = lastChunk ? 1 : 0;
+      let first = 0;
+      if (!existing) {
+        const { artifact_count } = this.s.nextArtifactOrd!.get(pk) as { artifact_count: number };
+        this.s.insertArtifact!.run(pk, id, artifact_count, headOf(artifact), artifact.parts.length, sealed);
+      } else if (!append) {
+        // §4.2.2: append false replaces the artifact.
+        this.s.deleteParts!.run(pk, id);
+        this.s.replaceArtifact!.run(headOf(artifact), artifact.parts.length, sealed, pk, id);
+      } else {
+        first = existing.part_count;
+        this.s.growArtifact!.run(artifact.parts.length, sealed, pk, id);
+      }
+      artifact.parts.forEach((part, i) => this.s.insertPart!.run(pk, id, first + i, toBinary(PartSchema, part)));
+      const { last_seq } = this.s.bumpSeq!.get(pk) as { last_seq: number };
+      this.logEvent(pk, last_seq, event);
+      return last_seq;
+    }).immediate();
+  }
+
+  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number): LoggedEvent[] {
+    const r = this.row(scope, taskId);
+    if (!r) return [];
+    return (this.s.eventsAfter!.all(r.pk, afterSeq) as { seq: number; event: Buffer }[]).map((e) => ({
+      seq: e.seq,
+      event: fromBinary(StreamResponseSchema, e.event),
+    }));
+  }
+
+  private listStatements(q: TaskQuery): { page: Stmt; count: Stmt } {
+    const key = [q.contextId !== undefined, q.state !== undefined, q.statusAfterMs !== undefined, q.after !== undefined].join();
+    let stmts = this.listStmts.get(key);
+    if (!stmts) {
+      const where = ["tenant = @tenant", "agent = @agent"];
+      if (q.contextId !== undefined) where.push("context_id = @contextId");
+      if (q.state !== undefined) where.push("state = @state");
+      if (q.statusAfterMs !== undefined) where.push("status_ms > @statusAfterMs");
+      const filter = where.join(" AND ");
+      const cursor = q.after !== undefined ? " AND (status_ms < @afterMs OR (status_ms = @afterMs AND touch < @afterTouch))" : "";
+      stmts = {
+        page: this.db.prepare(
+          `SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks
+           WHERE ${filter}${cursor} ORDER BY status_ms DESC, touch DESC LIMIT @limit`,
+        ),
+        count: this.db.prepare(`SELECT COUNT(*) AS n FROM tasks WHERE ${filter}`),
+      };
+      this.listStmts.set(key, stmts);
+    }
+    return stmts;
+  }
+
+  listTasks(scope: StoreScope, q: TaskQuery): TaskPage {
+    const { page, count } = this.listStatements(q);
+    const filters: Record<string, unknown> = { tenant: scope.tenant, agent: scope.agentId };
+    if (q.contextId !== undefined) filters.contextId = q.contextId;
+    if (q.state !== undefined) filters.state = q.state;
+    if (q.statusAfterMs !== undefined) filters.statusAfterMs = q.statusAfterMs;
+    return this.db.transaction(() => {
+      const rows = page.all({
+        ...filters,
+        ...(q.after ? { afterMs: q.after.statusMs, afterTouch: q.after.touch } : {}),
+        limit: q.limit + 1,
+      }) as TaskRow[];
+      const more = rows.length > q.limit;
+      if (more) rows.length = q.limit;
+      const last = rows[rows.length - 1];
+      return {
+        tasks: rows.map((r) => this.load(r, q)),
+        next: more && last ? { statusMs: last.status_ms, touch: last.touch } : undefined,
+        total: (count.get(filters) as { n: number }).n,
+      };
+    }).deferred();
+  }
+
+  inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }> {
+    return (this.s.inFlight!.all() as { tenant: string; agent: string; id: string; context_id: string }[]).map((r) => ({
+      scope: { tenant: r.tenant, agentId: r.agent },
+      taskId: r.id,
+      contextId: r.context_id,
+    }));
+  }
+
+  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig): void {
+    const { pk } = this.mustRow(scope, config.taskId);
+    this.s.putPush!.run(pk, config.id, toBinary(TaskPushNotificationConfigSchema, config), Date.now());
+  }
+
+  getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined {
+    const r = this.row(scope, taskId);
+    const c = r && (this.s.getPush!.get(r.pk, id) as { config: Buffer } | undefined);
+    return c ? fromBinary(TaskPushNotificationConfigSchema, c.config) : undefined;
+  }
+
+  listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[] {
+    const r = this.row(scope, taskId);
+    if (!r) return [];
+    return (this.s.listPush!.all(r.pk) as { config: Buffer }[]).map((c) => fromBinary(TaskPushNotificationConfigSchema, c.config));
+  }
+
+  countPushConfigs(scope: StoreScope, taskId: string): number {
+    const r = this.row(scope, taskId);
+    return r ? (this.s.countPush!.get(r.pk) as { n: number }).n : 0;
+  }
+
+  deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean {
+    const r = this.row(scope, taskId);
+    return r ? this.s.deletePush!.run(r.pk, id).changes > 0 : false;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** An artifact without its parts: what the `artifacts.head` column holds. */
+function headOf(artifact: Artifact): Buffer {
+  return Buffer.from(toBinary(ArtifactSchema, { ...artifact, parts: [] }));
+}

@@ -1,0 +1,117 @@
+import type {
+  Artifact,
+  Message,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  TaskState,
+  TaskStatus,
+} from "../../gen/a2a/v1/a2a_pb.js";
+
+/** The boundary of every query (§13.1): a tenant and one of the agents it calls. */
+export interface StoreScope {
+  readonly tenant: string;
+  readonly agentId: string;
+}
+
+/** What the store knows about a task without loading its history or artifacts. */
+export interface TaskHead {
+  readonly id: string;
+  readonly contextId: string;
+  readonly state: TaskState;
+  /** Sequence number of the task's last logged event. */
+  readonly lastSeq: number;
+}
+
+/** One entry of a task's event log. */
+export interface LoggedEvent {
+  readonly seq: number;
+  readonly event: StreamResponse;
+}
+
+/** How much of a task to load. */
+export interface TaskView {
+  /** §3.2.4: undefined = all, 0 = none, n = the n most recent. */
+  readonly historyLength?: number;
+  /** Artifacts are loaded unless false (§3.1.4 omits them from lists by default). */
+  readonly includeArtifacts?: boolean;
+}
+
+/** Position in the newest-first order of ListTasks: keyset pagination. */
+export interface ListCursor {
+  readonly statusMs: number;
+  readonly touch: number;
+}
+
+/** Filters and page of ListTasks, already validated by core. */
+export interface TaskQuery extends TaskView {
+  readonly contextId?: string;
+  readonly state?: TaskState;
+  /** Only tasks whose status timestamp is after this instant (epoch ms). */
+  readonly statusAfterMs?: number;
+  readonly after?: ListCursor;
+  readonly limit: number;
+}
+
+/** One page of ListTasks. */
+export interface TaskPage {
+  readonly tasks: Task[];
+  /** Cursor of the last task of the page when more follow, else undefined. */
+  readonly next?: ListCursor;
+  /** Count of all tasks matching the filters. */
+  readonly total: number;
+}
+
+/** A new task: its first status, the message that started it, and the creation event (seq 1). */
+export interface NewTask {
+  readonly id: string;
+  readonly contextId: string;
+  readonly status: TaskStatus;
+  readonly history: readonly Message[];
+  readonly metadata?: Task["metadata"];
+}
+
+/** An artifact change, as §4.2.2 describes it. */
+export interface ArtifactChange {
+  readonly artifact: Artifact;
+  readonly append: boolean;
+  readonly lastChunk: boolean;
+}
+
+/**
+ * Durable storage of tasks, their history, artifacts, event log and push
+ * configs. Synchronous by design: a write is one transaction that happens or
+ * not, and the caller can publish the logged event in the same tick, which
+ * is what lets subscribers join the log and the live tail without a gap.
+ * Appending an event, a message or an artifact chunk costs O(1) rows.
+ */
+export interface TaskStore {
+  /** Stores a new task and logs `event` as its first event; returns its seq. */
+  createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number;
+  getHead(scope: StoreScope, taskId: string): TaskHead | undefined;
+  getTask(scope: StoreScope, taskId: string, view?: TaskView): Task | undefined;
+  /** A task snapshot and the seq it reflects, read together. */
+  snapshot(scope: StoreScope, taskId: string, view?: TaskView): { task: Task; seq: number } | undefined;
+  /** Adds a message to the history without logging an event. */
+  appendHistory(scope: StoreScope, taskId: string, message: Message): void;
+  /** Sets the status (its message joins the history) and logs the event; returns its seq. */
+  setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number;
+  /** Applies an artifact change and logs the event; returns its seq. */
+  changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number;
+  /** Whether an artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
+  artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined;
+  /** Logged events with seq > afterSeq, in order. */
+  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number): LoggedEvent[];
+  listTasks(scope: StoreScope, query: TaskQuery): TaskPage;
+  /** Tasks left SUBMITTED or WORKING by a previous process, across every scope. */
+  inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }>;
+
+  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig): void;
+  getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined;
+  listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[];
+  countPushConfigs(scope: StoreScope, taskId: string): number;
+  /** Removes one config; true when a row was deleted. */
+  deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean;
+
+  close(): void;
+}
