@@ -14,7 +14,7 @@ import {
   type TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { EventBus, type AgentExecutor, type EventSink, type ExecutionContext } from "../execution/index.js";
-import type { StoreScope, TaskStore } from "../store/index.js";
+import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
 import { A2AError } from "./a2a-error.js";
 import type { HostedAgent } from "./hosted-agent.js";
 import type { Logger } from "./logger.js";
@@ -119,18 +119,28 @@ export class TaskEngine {
    * to WORKING and the agent runs again with the message; when one is
    * active, the running agent keeps the task.
    */
-  continueTask(scope: StoreScope, agent: HostedAgent, task: { id: string; contextId: string; state: TaskState }, message: Message, options: RunOptions): void {
+  continueTask(
+    scope: StoreScope,
+    agent: HostedAgent,
+    task: { id: string; contextId: string; state: TaskState },
+    message: Message,
+    options: RunOptions,
+    view?: TaskView,
+  ): { task: Task; seq: number } {
     this.assertRunning();
     const userMessage = create(MessageSchema, { ...message, taskId: task.id, contextId: task.contextId });
     const key = this.key(scope, task.id);
     this.store.appendHistory(scope, task.id, userMessage);
-    if (this.runs.has(key)) return;
-    if (task.state !== TaskState.WORKING) this.writeStatus(scope, task.id, task.contextId, TaskState.WORKING);
+    if (!this.runs.has(key) && task.state !== TaskState.WORKING) this.writeStatus(scope, task.id, task.contextId, TaskState.WORKING);
+    // Read before the agent starts: an agent may publish synchronously inside execute().
+    const snapshot = this.store.snapshot(scope, task.id, view)!;
+    if (this.runs.has(key)) return snapshot;
     const before = this.store.getTask(scope, task.id);
     const run = this.newRun(scope, agent, task.id, task.contextId, userMessage, options, () => {}, () => {});
     run.created = true;
     run.state = TaskState.WORKING;
     this.launch(run, before);
+    return snapshot;
   }
 
   private newRun(

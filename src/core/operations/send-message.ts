@@ -94,9 +94,7 @@ export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext,
   if (p.existing) {
     // Listen, continue and snapshot in one tick: the snapshot and the tail meet exactly.
     const queue = listen(deps.engine, p.scope, p.existing.id);
-    deps.engine.continueTask(p.scope, p.agent, p.existing, p.message, p.options);
-    const snap = deps.store.snapshot(p.scope, p.existing.id, { historyLength: p.historyLength });
-    if (!snap) throw taskNotFound(p.existing.id);
+    const snap = deps.engine.continueTask(p.scope, p.agent, p.existing, p.message, p.options, { historyLength: p.historyLength });
     const head = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
     yield* follow(queue, [head], ctx.signal);
     return;
