@@ -12,7 +12,8 @@ const run = promisify(execFile);
 const BIN = join(REPO_ROOT, "node_modules/.bin");
 const BUF = join(BIN, "buf");
 /** The facts file the proto must reproduce. */
-const CONTRACT = "/work/shared/spec/a2a-v1.0.1-wire-contract.md";
+// shared/ sits beside the clone, on developer machines and in CI alike.
+const CONTRACT = join(REPO_ROOT, "../shared/spec/a2a-v1.0.1-wire-contract.md");
 const PACKAGE = "lf.a2a.v1";
 
 /** buf with the local protoc-gen-es on PATH, run from the repository root. */
