@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     process.stderr.write(`a2a-hub: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const hub = await startHub({ port: options.port, host: options.host, dataDir: options.dataDir, publicBaseUrl: options.publicBaseUrl });
+  const hub = await startHub({ port: options.port, host: options.host, dataDir: options.dataDir, publicBaseUrl: options.publicBaseUrl, push: options.push });
   process.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   let stopping = false;
   const stop = (signal: string): void => {

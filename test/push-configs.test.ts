@@ -9,7 +9,7 @@ let withPush: TestHub;
 let withoutPush: TestHub;
 beforeAll(async () => {
   withPush = await startTestHub({ agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard({ pushNotifications: true }) }], limits: { pushConfigsPerTask: 3 } });
-  withoutPush = await startTestHub();
+  withoutPush = await startTestHub({ agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard({ pushNotifications: false }) }] });
 });
 afterAll(async () => {
   await withPush.stop();

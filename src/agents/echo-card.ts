@@ -8,7 +8,7 @@ export function echoCard(options: { pushNotifications?: boolean; version?: strin
     description: "Echoes what it is sent. Commands exercise every task lifecycle path: input-required, slow <ms>, stream <n>, fail, reject, message.",
     version: options.version ?? "0.1.0",
     provider: { organization: "a2a-hub", url: "https://github.com/a2a-hub" },
-    capabilities: { streaming: true, pushNotifications: options.pushNotifications ?? false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: options.pushNotifications ?? true, extendedAgentCard: false },
     defaultInputModes: ["text/plain", "application/json"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: [

@@ -15,6 +15,8 @@ export interface CoreOptions {
   readonly defaultAgentId?: string;
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
+  /** §13.2: checks webhook URLs when configs are created. */
+  readonly pushUrlRefusal?: (url: string) => Promise<string | undefined>;
 }
 
 /** The running core: the service every binding calls, and the engine behind it. */
@@ -38,7 +40,14 @@ export function createA2ACore(options: CoreOptions): A2ACore {
   const logger = options.logger ?? stderrLogger;
   const engine = new TaskEngine(options.store, logger);
   const agents = new AgentDirectory(options.agents, options.defaultAgentId);
-  const deps: CoreDeps = { store: options.store, engine, agents, logger, limits: { ...DEFAULT_LIMITS, ...options.limits } };
+  const deps: CoreDeps = {
+    store: options.store,
+    engine,
+    agents,
+    logger,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    pushUrlRefusal: options.pushUrlRefusal,
+  };
   engine.recover();
   const service: A2AServiceApi = {
     sendMessage: (req, ctx) => op.sendMessage(deps, ctx, req),

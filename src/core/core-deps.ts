@@ -16,6 +16,8 @@ export interface CoreDeps {
   readonly agents: AgentDirectory;
   readonly logger: Logger;
   readonly limits: CoreLimits;
+  /** §13.2: why a webhook URL may not be used (resolved and checked), or undefined when it may. */
+  readonly pushUrlRefusal?: (url: string) => Promise<string | undefined>;
 }
 
 /** Defaults of CoreLimits. */

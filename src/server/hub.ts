@@ -5,6 +5,7 @@ import { EchoAgent, echoCard } from "../agents/index.js";
 import { connectRoutes } from "../bindings/connect/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { createA2ACore, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
+import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { requestBaseUrl, sendCard, sendNotFound, WELL_KNOWN_CARD_PATH, type HttpHandler, type HttpRequest, type HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
@@ -23,6 +24,8 @@ export interface HubOptions {
   readonly publicBaseUrl?: string;
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
+  /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
+  readonly push?: AddressPolicyOptions & { readonly retry?: RetryPolicy; readonly timeoutMs?: number };
   /** How long a graceful stop lets requests in flight finish (ms). */
   readonly shutdownGraceMs?: number;
   /**
@@ -67,7 +70,16 @@ export function defaultAgents(): HostedAgent[] {
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? stderrLogger;
   const store = new SqliteTaskStore({ filename: join(options.dataDir ?? "data", "a2a-hub.db") });
-  const core = createA2ACore({ store, agents: options.agents ?? defaultAgents(), logger, limits: options.limits });
+  const policy = new AddressPolicy(options.push);
+  const core = createA2ACore({
+    store,
+    agents: options.agents ?? defaultAgents(),
+    logger,
+    limits: options.limits,
+    pushUrlRefusal: (url) => pushUrlRefusal(url, policy),
+  });
+  const push = new PushDeliveryWorker(store, logger, { policy, retry: options.push?.retry, timeoutMs: options.push?.timeoutMs });
+  push.start();
   const cardFor = (req: HttpRequest, agentId?: string) => {
     const agent = core.agents.get(agentId ?? core.agents.defaultAgentId)!;
     return publicCard(agent, requestBaseUrl(req, options.publicBaseUrl), SERVED_INTERFACES);
@@ -111,6 +123,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         const serverClosed = server.close(grace);
         await core.stop();
         await serverClosed;
+        await push.stop();
         store.close();
       })()),
   };

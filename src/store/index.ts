@@ -4,6 +4,7 @@ export type {
   ListCursor,
   LoggedEvent,
   NewTask,
+  PushDelivery,
   StoreScope,
   TaskHead,
   TaskPage,

@@ -62,6 +62,20 @@ export interface TaskPage {
   readonly total: number;
 }
 
+/** One pending webhook delivery from the push outbox (§3.5.3). */
+export interface PushDelivery {
+  readonly id: number;
+  readonly scope: StoreScope;
+  readonly taskId: string;
+  readonly config: TaskPushNotificationConfig;
+  /** Sequence number of the event in the task's log (of the terminal event, for the final Task). */
+  readonly seq: number;
+  /** A logged event, or the final Task snapshot after a terminal state. */
+  readonly payload: StreamResponse;
+  /** Attempts made so far. */
+  readonly attempts: number;
+}
+
 /** A new task: its first status, the message that started it, and the creation event (seq 1). */
 export interface NewTask {
   readonly id: string;
@@ -112,6 +126,21 @@ export interface TaskStore {
   countPushConfigs(scope: StoreScope, taskId: string): number;
   /** Removes one config; true when a row was deleted. */
   deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean;
+
+  /**
+   * Deliveries due at `nowMs`, oldest first, at most one per (task, config):
+   * a later event waits until every earlier one to the same config is
+   * delivered or dead, so webhooks see events in order.
+   */
+  dueDeliveries(nowMs: number, limit: number): PushDelivery[];
+  /** When the earliest pending delivery falls due, or undefined when none is pending. */
+  nextDeliveryAt(): number | undefined;
+  /** A delivery succeeded: its row is removed. */
+  deliverySucceeded(id: number): void;
+  /** A delivery failed: retried at `retryAtMs`, or dead when undefined. */
+  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void;
+  /** Called after a transaction added deliveries to the outbox. */
+  onOutbox?: () => void;
 
   close(): void;
 }

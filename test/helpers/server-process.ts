@@ -67,13 +67,17 @@ const running = new Set<ServerProcess>();
  * resolves once it printed its URL; rejects (and kills it) when it exits or
  * stays silent for `startTimeoutMs`.
  */
-export async function spawnServer(dataDir: string, options: { launcher?: Launcher; startTimeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  dataDir: string,
+  options: { launcher?: Launcher; startTimeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<ServerProcess> {
+  const env = { ...process.env, ...options.env };
   const launcher = options.launcher ?? "node";
   const args = ["src/main.ts", "--port", "0", "--host", "127.0.0.1", "--data", dataDir];
   const child =
     launcher === "node"
-      ? spawn(process.execPath, ["--import", "tsx", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] })
-      : spawn(join(REPO_ROOT, "node_modules/.bin/tsx"), args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      ? spawn(process.execPath, ["--import", "tsx", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(join(REPO_ROOT, "node_modules/.bin/tsx"), args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const pid = child.pid;
   if (pid === undefined) throw new Error("the server process did not start");
   const group = launcher === "tsx-cli";

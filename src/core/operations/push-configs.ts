@@ -33,6 +33,12 @@ export function preparePushConfig(config: TaskPushNotificationConfig, prefix = "
   return create(TaskPushNotificationConfigSchema, { ...config, tenant: "", id: config.id || randomUUID() });
 }
 
+/** §13.2: refuses a webhook URL whose host resolves to an address the operator has not allowed. */
+export async function checkPushUrl(deps: CoreDeps, config: TaskPushNotificationConfig, prefix = ""): Promise<void> {
+  const why = await deps.pushUrlRefusal?.(config.url);
+  if (why) throw invalidParams(`${prefix}url`, why);
+}
+
 function locate(deps: CoreDeps, ctx: HandlerContext, tenant: string, taskId: string, field: string) {
   const { scope, agent } = deps.agents.resolve(scopeOf(ctx), tenant);
   requirePush(agent);
@@ -45,6 +51,7 @@ function locate(deps: CoreDeps, ctx: HandlerContext, tenant: string, taskId: str
 export async function createPushConfig(deps: CoreDeps, ctx: HandlerContext, req: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
   const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
   const config = preparePushConfig(req);
+  await checkPushUrl(deps, config);
   const replaces = deps.store.getPushConfig(scope, req.taskId, config.id) !== undefined;
   if (!replaces && deps.store.countPushConfigs(scope, req.taskId) >= deps.limits.pushConfigsPerTask) {
     throw invalidParams("taskId", `a task holds at most ${deps.limits.pushConfigsPerTask} push notification configs`);

@@ -19,7 +19,10 @@ import type { RunOptions } from "../task-engine.js";
 import { isTerminal, stateName } from "../task-state.js";
 import { follow, listen } from "../task-stream.js";
 import { checkAcceptedOutputModes, checkHistoryLength, validateClientMessage } from "../validate.js";
-import { preparePushConfig } from "./push-configs.js";
+import { checkPushUrl, preparePushConfig } from "./push-configs.js";
+
+/** Where SendMessage carries an inline push config (§3.2.2). */
+const PUSH_FIELD = "configuration.taskPushNotificationConfig.";
 
 /** A validated send: where it goes and what it continues. */
 interface PreparedSend {
@@ -43,7 +46,7 @@ function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): 
   let pushConfig;
   if (config?.taskPushNotificationConfig) {
     requirePush(agent);
-    pushConfig = preparePushConfig(config.taskPushNotificationConfig, "configuration.taskPushNotificationConfig.");
+    pushConfig = preparePushConfig(config.taskPushNotificationConfig, PUSH_FIELD);
   }
   const options: RunOptions = { metadata: req.metadata, pushConfig, extensions: ctx.values.get(serviceParamsKey).extensions };
   let existing;
@@ -68,6 +71,7 @@ function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): 
 /** §3.1.1: a Task (after it settles, unless returnImmediately) or a direct Message. */
 export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<SendMessageResponse> {
   const p = prepare(deps, ctx, req);
+  if (p.options.pushConfig) await checkPushUrl(deps, p.options.pushConfig, PUSH_FIELD);
   let taskId: string;
   if (p.existing) {
     taskId = p.existing.id;
@@ -91,6 +95,7 @@ export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: Send
 export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): AsyncGenerator<SequencedEvent> {
   const p = prepare(deps, ctx, req);
   requireStreaming(p.agent);
+  if (p.options.pushConfig) await checkPushUrl(deps, p.options.pushConfig, PUSH_FIELD);
   if (p.existing) {
     // Listen, continue and snapshot in one tick: the snapshot and the tail meet exactly.
     const queue = listen(deps.engine, p.scope, p.existing.id);

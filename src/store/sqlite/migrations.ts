@@ -73,6 +73,24 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_pk, id)
   ) WITHOUT ROWID;
   `,
+  // 2: the push outbox (§3.5.3). One row per (event, config) written in the
+  // event's transaction; the event body stays in \`events\`. kind 0 = a logged
+  // event, kind 1 = the final Task snapshot after a terminal state.
+  `
+  CREATE TABLE push_outbox (
+    id INTEGER PRIMARY KEY,
+    task_pk INTEGER NOT NULL,
+    config_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at_ms INTEGER NOT NULL,
+    dead INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT
+  );
+  CREATE INDEX push_outbox_due ON push_outbox (dead, next_at_ms);
+  CREATE INDEX push_outbox_order ON push_outbox (task_pk, config_id, id);
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

@@ -23,6 +23,7 @@ import type {
   ArtifactChange,
   LoggedEvent,
   NewTask,
+  PushDelivery,
   StoreScope,
   TaskHead,
   TaskPage,
@@ -53,6 +54,8 @@ interface TaskRow {
 }
 
 type Stmt = Database.Statement<unknown[], unknown>;
+
+const TERMINAL_STATES = new Set<TaskState>([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
 
 function statusMs(status: TaskStatus): number {
   return status.timestamp ? timestampMs(status.timestamp) : Date.now();
@@ -110,6 +113,21 @@ export class SqliteTaskStore implements TaskStore {
       countPush: p(`SELECT COUNT(*) AS n FROM push_configs WHERE task_pk = ?`),
       deletePush: p(`DELETE FROM push_configs WHERE task_pk = ? AND id = ?`),
       maxTouch: p(`SELECT COALESCE(MAX(touch), 0) AS t FROM tasks`),
+      enqueuePush: p(`INSERT INTO push_outbox (task_pk, config_id, seq, kind, next_at_ms) SELECT task_pk, id, ?, ?, ? FROM push_configs WHERE task_pk = ?`),
+      dropPushRows: p(`DELETE FROM push_outbox WHERE task_pk = ? AND config_id = ?`),
+      due: p(`SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agent, t.id AS task_id, c.config
+              FROM push_outbox o
+              JOIN tasks t ON t.pk = o.task_pk
+              JOIN push_configs c ON c.task_pk = o.task_pk AND c.id = o.config_id
+              WHERE o.dead = 0 AND o.next_at_ms <= ?
+                AND NOT EXISTS (SELECT 1 FROM push_outbox e WHERE e.task_pk = o.task_pk AND e.config_id = o.config_id AND e.dead = 0 AND e.id < o.id)
+              ORDER BY o.id LIMIT ?`),
+      nextDue: p(`SELECT MIN(next_at_ms) AS at FROM push_outbox WHERE dead = 0`),
+      deliveryDone: p(`DELETE FROM push_outbox WHERE id = ?`),
+      deliveryRetry: p(`UPDATE push_outbox SET attempts = attempts + 1, next_at_ms = ?, last_error = ? WHERE id = ?`),
+      deliveryDead: p(`UPDATE push_outbox SET attempts = attempts + 1, dead = 1, last_error = ? WHERE id = ?`),
+      eventAt: p(`SELECT event FROM events WHERE task_pk = ? AND seq = ?`),
+      taskByPk: p(`SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks WHERE pk = ?`),
     };
     this.touchCounter = (this.s.maxTouch!.get() as { t: number }).t;
   }
@@ -124,8 +142,31 @@ export class SqliteTaskStore implements TaskStore {
     return r;
   }
 
+  /** Set during a transaction that queued webhook deliveries; announced after it commits. */
+  private queuedPush = false;
+  onOutbox?: () => void;
+
   private logEvent(pk: number, seq: number, event: StreamResponse): void {
     this.s.insertEvent!.run(pk, seq, toBinary(StreamResponseSchema, event));
+    // §3.5.3: one delivery per config, in the same transaction as the event.
+    const now = Date.now();
+    if (this.s.enqueuePush!.run(seq, 0, now, pk).changes > 0) {
+      this.queuedPush = true;
+      const p = event.payload;
+      if (p.case === "statusUpdate" && TERMINAL_STATES.has(p.value.status?.state ?? TaskState.UNSPECIFIED)) {
+        this.s.enqueuePush!.run(seq, 1, now, pk);
+      }
+    }
+  }
+
+  /** Runs a write transaction and announces queued deliveries once it has committed. */
+  private write<T>(fn: () => T): T {
+    const result = this.db.transaction(fn).immediate();
+    if (this.queuedPush) {
+      this.queuedPush = false;
+      this.onOutbox?.();
+    }
+    return result;
   }
 
   private addHistory(pk: number, message: Message): void {
@@ -134,7 +175,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
-    return this.db.transaction(() => {
+    return this.write(() => {
       const info = this.s.insertTask!.run(
         scope.tenant,
         scope.agentId,
@@ -152,7 +193,7 @@ export class SqliteTaskStore implements TaskStore {
       const { last_seq } = this.s.bumpSeq!.get(pk) as { last_seq: number };
       this.logEvent(pk, last_seq, event);
       return last_seq;
-    }).immediate();
+    });
   }
 
   getHead(scope: StoreScope, taskId: string): TaskHead | undefined {
@@ -210,7 +251,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
-    return this.db.transaction(() => {
+    return this.write(() => {
       const r = this.mustRow(scope, taskId);
       if (status.message) this.addHistory(r.pk, status.message);
       const { last_seq } = this.s.setStatus!.get(
@@ -222,7 +263,7 @@ export class SqliteTaskStore implements TaskStore {
       ) as { last_seq: number };
       this.logEvent(r.pk, last_seq, event);
       return last_seq;
-    }).immediate();
+    });
   }
 
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
@@ -233,7 +274,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
-    return this.db.transaction(() => {
+    return this.write(() => {
       const { pk } = this.mustRow(scope, taskId);
       const { artifact, append, lastChunk } = change;
       const id = artifact.artifactId;
@@ -255,7 +296,7 @@ export class SqliteTaskStore implements TaskStore {
       const { last_seq } = this.s.bumpSeq!.get(pk) as { last_seq: number };
       this.logEvent(pk, last_seq, event);
       return last_seq;
-    }).immediate();
+    });
   }
 
   eventsAfter(scope: StoreScope, taskId: string, afterSeq: number): LoggedEvent[] {
@@ -344,7 +385,58 @@ export class SqliteTaskStore implements TaskStore {
 
   deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean {
     const r = this.row(scope, taskId);
-    return r ? this.s.deletePush!.run(r.pk, id).changes > 0 : false;
+    if (!r) return false;
+    // Deleting a config stops its future deliveries and leaves no rows behind.
+    return this.db
+      .transaction(() => {
+        this.s.dropPushRows!.run(r.pk, id);
+        return this.s.deletePush!.run(r.pk, id).changes > 0;
+      })
+      .immediate();
+  }
+
+  dueDeliveries(nowMs: number, limit: number): PushDelivery[] {
+    const rows = this.s.due!.all(nowMs, limit) as {
+      id: number; seq: number; kind: number; attempts: number; task_pk: number; tenant: string; agent: string; task_id: string; config: Buffer;
+    }[];
+    const out: PushDelivery[] = [];
+    for (const r of rows) {
+      let payload: StreamResponse | undefined;
+      if (r.kind === 1) {
+        const t = this.s.taskByPk!.get(r.task_pk) as TaskRow | undefined;
+        if (t) payload = create(StreamResponseSchema, { payload: { case: "task", value: this.load(t) } });
+      } else {
+        const e = this.s.eventAt!.get(r.task_pk, r.seq) as { event: Buffer } | undefined;
+        if (e) payload = fromBinary(StreamResponseSchema, e.event);
+      }
+      if (!payload) {
+        this.s.deliveryDead!.run("event no longer stored", r.id);
+        continue;
+      }
+      out.push({
+        id: r.id,
+        scope: { tenant: r.tenant, agentId: r.agent },
+        taskId: r.task_id,
+        config: fromBinary(TaskPushNotificationConfigSchema, r.config),
+        seq: r.seq,
+        payload,
+        attempts: r.attempts,
+      });
+    }
+    return out;
+  }
+
+  nextDeliveryAt(): number | undefined {
+    return (this.s.nextDue!.get() as { at: number | null }).at ?? undefined;
+  }
+
+  deliverySucceeded(id: number): void {
+    this.s.deliveryDone!.run(id);
+  }
+
+  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void {
+    if (retryAtMs === undefined) this.s.deliveryDead!.run(error.slice(0, 1000), id);
+    else this.s.deliveryRetry!.run(retryAtMs, error.slice(0, 1000), id);
   }
 
   close(): void {

@@ -1,0 +1,141 @@
+import { create, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { StreamResponseSchema, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import type { Logger } from "../core/index.js";
+import type { PushDelivery, TaskStore } from "../store/index.js";
+import { AddressPolicy } from "./address-policy.js";
+import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from "./retry-policy.js";
+import { postWebhook, type WebhookOutcome } from "./webhook-post.js";
+
+/** Metadata key (and header) carrying the event's sequence number, so receivers can drop duplicates. */
+export const SEQ_METADATA_KEY = "a2a-hub/seq";
+export const SEQ_HEADER = "x-a2a-hub-event-seq";
+
+/** How the push worker behaves; every figure is configurable. */
+export interface PushOptions {
+  readonly policy?: AddressPolicy;
+  readonly retry?: RetryPolicy;
+  /** Time allowed for one POST (ms); default 10 s. */
+  readonly timeoutMs?: number;
+  /** Deliveries in flight at once, across all (task, config) pairs. */
+  readonly concurrency?: number;
+}
+
+/** The body a receiver gets: the StreamResponse as ProtoJSON, events tagged with their sequence number. */
+function payloadJson(d: PushDelivery): string {
+  let event: StreamResponse = d.payload;
+  const p = event.payload;
+  if (p.case === "statusUpdate" || p.case === "artifactUpdate") {
+    event = create(StreamResponseSchema, event);
+    const inner = event.payload.value as { metadata?: Record<string, JsonValue> };
+    inner.metadata = { ...(inner.metadata ?? {}), [SEQ_METADATA_KEY]: d.seq };
+  }
+  return JSON.stringify(toJson(StreamResponseSchema, event));
+}
+
+function headersFor(d: PushDelivery): Record<string, string> {
+  const h: Record<string, string> = {
+    "content-type": "application/a2a+json",
+    [SEQ_HEADER]: String(d.seq),
+    "user-agent": "a2a-hub push",
+  };
+  // §4.3.2 and §13.2: the receiver's credentials, and the token it gave us to verify the sender.
+  const auth = d.config.authentication;
+  if (auth?.scheme) h.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
+  if (d.config.token) h["x-a2a-notification-token"] = d.config.token;
+  return h;
+}
+
+/**
+ * Delivers the durable push outbox (§3.5.3): POSTs each queued event to its
+ * webhook in event order per (task, config), retries failures with backoff,
+ * marks a delivery dead after the last attempt, and picks up what a crashed
+ * process left pending.
+ */
+export class PushDeliveryWorker {
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly policy: AddressPolicy;
+  private readonly retry: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private timer: NodeJS.Timeout | undefined;
+  private scheduled = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly logger: Logger,
+    options: PushOptions = {},
+  ) {
+    this.policy = options.policy ?? new AddressPolicy();
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.concurrency = options.concurrency ?? 16;
+  }
+
+  start(): void {
+    this.store.onOutbox = () => this.kick();
+    this.kick();
+  }
+
+  /** Looks for due deliveries soon (coalesced to one pass per tick). */
+  kick(): void {
+    if (this.stopped || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const room = this.concurrency - this.inFlight.size;
+    if (room > 0) {
+      for (const d of this.store.dueDeliveries(Date.now(), room + this.inFlight.size)) {
+        if (this.inFlight.has(d.id) || this.inFlight.size >= this.concurrency) continue;
+        const job = this.deliver(d).finally(() => {
+          this.inFlight.delete(d.id);
+          this.kick();
+        });
+        this.inFlight.set(d.id, job);
+      }
+    }
+    const next = this.store.nextDeliveryAt();
+    if (next !== undefined && this.inFlight.size < this.concurrency) {
+      this.timer = setTimeout(() => this.kick(), Math.max(10, next - Date.now()));
+      this.timer.unref();
+    }
+  }
+
+  private async deliver(d: PushDelivery): Promise<void> {
+    let outcome: WebhookOutcome;
+    try {
+      outcome = await postWebhook({ url: d.config.url, body: payloadJson(d), headers: headersFor(d), timeoutMs: this.timeoutMs }, this.policy);
+    } catch (e) {
+      outcome = { ok: false, reason: String(e) };
+    }
+    if (this.stopped && !outcome.ok) return; // left pending: the next process retries it
+    try {
+      if (outcome.ok) return this.store.deliverySucceeded(d.id);
+      const attempts = d.attempts + 1;
+      const retryAt = nextAttemptAt(this.retry, attempts, Date.now());
+      this.store.deliveryFailed(d.id, retryAt, outcome.reason);
+      if (retryAt === undefined) {
+        this.logger.warn("push delivery is dead after its last attempt", { taskId: d.taskId, configId: d.config.id, seq: d.seq, attempts, reason: outcome.reason });
+      }
+    } catch (e) {
+      // The store closed under us during shutdown: the row stays pending.
+      this.logger.warn("could not record a push delivery outcome", { error: String(e) });
+    }
+  }
+
+  /** Stops taking deliveries and waits for those in flight (each bounded by the POST timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.store.onOutbox = undefined;
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+}

@@ -1,0 +1,69 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One POST the receiver got. */
+export interface Received {
+  readonly body: Record<string, unknown>;
+  readonly headers: http.IncomingHttpHeaders;
+  /** The event's sequence number from the x-a2a-hub-event-seq header. */
+  readonly seq: number;
+}
+
+/** A webhook endpoint on loopback that records deliveries and can be told to fail. */
+export interface WebhookReceiver {
+  readonly url: string;
+  /** Accepted deliveries, deduplicated by (kind, seq) as a receiver should. */
+  readonly received: Received[];
+  /** Every attempt, including refused ones. */
+  attempts: number;
+  /** Decides the status of each attempt; 200 when it returns undefined. */
+  respond: (attempt: number, seq: number) => number | undefined;
+  /** Resolves once `n` deliveries were accepted (rejects after `ms`). */
+  waitFor(n: number, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a receiver on 127.0.0.1, port `port` (0 = any). */
+export async function startReceiver(port = 0): Promise<WebhookReceiver> {
+  const seen = new Set<string>();
+  const receiver: WebhookReceiver = {
+    url: "",
+    received: [],
+    attempts: 0,
+    respond: () => undefined,
+    waitFor: (n, ms = 15_000) =>
+      new Promise((resolve, reject) => {
+        const started = Date.now();
+        const check = () => {
+          if (receiver.received.length >= n) return resolve();
+          if (Date.now() - started > ms) return reject(new Error(`only ${receiver.received.length} of ${n} deliveries arrived`));
+          setTimeout(check, 20);
+        };
+        check();
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => (text += d));
+    req.on("end", () => {
+      receiver.attempts++;
+      const seq = Number(req.headers["x-a2a-hub-event-seq"]);
+      const status = receiver.respond(receiver.attempts, seq) ?? 200;
+      if (status >= 200 && status < 300) {
+        const body = JSON.parse(text) as Record<string, unknown>;
+        const key = `${Object.keys(body)[0]}:${seq}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          receiver.received.push({ body, headers: req.headers, seq });
+        }
+      }
+      res.writeHead(status).end();
+    });
+  });
+  server.keepAliveTimeout = 100;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  (receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return receiver;
+}
