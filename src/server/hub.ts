@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { connectRoutes } from "../bindings/connect/index.js";
+import { createJsonRpcHandler } from "../bindings/jsonrpc/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { createA2ACore, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
@@ -85,11 +86,14 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     return publicCard(agent, requestBaseUrl(req, options.publicBaseUrl), SERVED_INTERFACES);
   };
   const hubContext: HubContext = { core, cardFor };
+  const jsonRpc = createJsonRpcHandler({ service: core.service, card: (req) => cardFor(req), logger });
   const routes = options.routes ?? [];
   const fallback: HttpHandler = async (req, res) => {
     try {
       for (const route of routes) if (await route(req, res, hubContext)) return;
       const path = (req.url ?? "/").split("?")[0];
+      // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
+      if (req.method === "POST" && path === "/") return await jsonRpc(req, res);
       if (req.method === "GET" && path === WELL_KNOWN_CARD_PATH) return sendCard(res, cardFor(req));
       sendNotFound(req, res);
     } catch (e) {

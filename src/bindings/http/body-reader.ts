@@ -1,0 +1,71 @@
+import type { HttpRequest } from "./http-exchange.js";
+
+/** Default cap on a request body: 10 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** The body is larger than the configured limit; nothing beyond the limit was kept. */
+export class BodyTooLargeError extends Error {
+  override readonly name = "BodyTooLargeError";
+  constructor(readonly limit: number) {
+    super(`request body exceeds the limit of ${limit} bytes`);
+  }
+}
+
+/** The client went away (or the connection failed) before the body was complete. */
+export class BodyAbortedError extends Error {
+  override readonly name = "BodyAbortedError";
+}
+
+/**
+ * Reads a request body into memory, at most `limit` bytes. A declared
+ * Content-Length over the limit is refused before a byte is read; a body
+ * that grows past it is refused the moment it does. In both cases nothing
+ * more is buffered: the caller answers and calls `abandonBody`.
+ */
+export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTES): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new BodyTooLargeError(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      size += buf.length;
+      if (size > limit) {
+        cleanup();
+        chunks.length = 0;
+        req.pause();
+        reject(new BodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (e: Error): void => {
+      cleanup();
+      reject(new BodyAbortedError(`request body could not be read: ${e.message}`, { cause: e }));
+    };
+    // "close" before "end" means the peer went away mid-body.
+    const onClose = (): void => {
+      cleanup();
+      reject(new BodyAbortedError("the client closed the connection before the body was complete"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
+}
+

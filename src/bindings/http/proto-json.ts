@@ -1,0 +1,237 @@
+import {
+  create,
+  fromJson,
+  ScalarType,
+  toJson,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+  type MessageShape,
+} from "@bufbuild/protobuf";
+import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { A2AError, type FieldViolation } from "../../core/index.js";
+
+/**
+ * Fields that appear in every ProtoJSON answer even when they hold their
+ * zero value (which toJson leaves out): the fields the spec marks REQUIRED
+ * (wire contract, §5.7) plus Task.context_id, which §3.4.1 says is always
+ * returned, and ListTaskPushNotificationConfigsResponse.configs, so that an
+ * empty list reads as `[]`. Everything else keeps toJson's omission of
+ * defaults: ListTasks without includeArtifacts has no `artifacts` (§3.1.4)
+ * and historyLength 0 has no `history` (§3.2.4).
+ */
+const ALWAYS_EMITTED = new Set<string>(
+  [
+    "Task.id", "Task.context_id", "Task.status",
+    "TaskStatus.state",
+    "Message.message_id", "Message.role", "Message.parts",
+    "Artifact.artifact_id", "Artifact.parts",
+    "TaskStatusUpdateEvent.task_id", "TaskStatusUpdateEvent.context_id", "TaskStatusUpdateEvent.status",
+    "TaskArtifactUpdateEvent.task_id", "TaskArtifactUpdateEvent.context_id", "TaskArtifactUpdateEvent.artifact",
+    "ListTasksResponse.tasks", "ListTasksResponse.next_page_token", "ListTasksResponse.page_size", "ListTasksResponse.total_size",
+    "TaskPushNotificationConfig.url",
+    "ListTaskPushNotificationConfigsResponse.configs",
+    "AuthenticationInfo.scheme",
+    "AgentCard.name", "AgentCard.description", "AgentCard.supported_interfaces", "AgentCard.version", "AgentCard.capabilities",
+    "AgentCard.default_input_modes", "AgentCard.default_output_modes", "AgentCard.skills",
+    "AgentInterface.url", "AgentInterface.protocol_binding", "AgentInterface.protocol_version",
+    "AgentProvider.url", "AgentProvider.organization",
+    "AgentSkill.id", "AgentSkill.name", "AgentSkill.description", "AgentSkill.tags",
+    "AgentCardSignature.protected", "AgentCardSignature.signature",
+    "APIKeySecurityScheme.location", "APIKeySecurityScheme.name",
+    "HTTPAuthSecurityScheme.scheme",
+    "OAuth2SecurityScheme.flows",
+    "OpenIdConnectSecurityScheme.open_id_connect_url",
+    "AuthorizationCodeOAuthFlow.authorization_url", "AuthorizationCodeOAuthFlow.token_url", "AuthorizationCodeOAuthFlow.scopes",
+    "ClientCredentialsOAuthFlow.token_url", "ClientCredentialsOAuthFlow.scopes",
+    "DeviceCodeOAuthFlow.device_authorization_url", "DeviceCodeOAuthFlow.token_url", "DeviceCodeOAuthFlow.scopes",
+    "ImplicitOAuthFlow.authorization_url", "ImplicitOAuthFlow.scopes",
+    "PasswordOAuthFlow.token_url", "PasswordOAuthFlow.scopes",
+  ].map((f) => `lf.a2a.v1.${f}`),
+);
+
+/** §5.7: unknown fields are ignored, for forward compatibility. */
+const READ_OPTIONS = { ignoreUnknownFields: true } as const;
+
+/**
+ * ProtoJSON of a message as the A2A bindings answer it (§5.5): toJson's
+ * camelCase names and enum names, with the always-emitted fields above
+ * present even when they hold a default.
+ */
+export function writeProtoJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): JsonObject {
+  const json = toJson(schema, message) as JsonObject;
+  emitRequired(reflect(schema, message), json);
+  return json;
+}
+
+/**
+ * Parses ProtoJSON into a message. A value of the wrong shape is
+ * InvalidParams naming the offending field by its dotted JSON path under
+ * `prefix` (e.g. "message.parts[0].raw"), as §3.3.2 asks.
+ */
+export function readProtoJson<Desc extends DescMessage>(schema: Desc, json: unknown, prefix = ""): MessageShape<Desc> {
+  if (!isObject(json)) {
+    throw invalidShape(prefix || "params", `must be a JSON object, got ${describe(json)}`);
+  }
+  let message: MessageShape<Desc>;
+  try {
+    message = fromJson(schema, json as JsonValue, READ_OPTIONS);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    const located = locateFault(schema, json, prefix);
+    throw invalidShape(located.field, located.description ?? cleanReason(reason));
+  }
+  // ignoreUnknownFields also drops enum names fromJson does not know; a misspelt filter must not widen a query.
+  checkEnumNames(schema, json, prefix);
+  return message;
+}
+
+/** Finds enum values given as names that the enum does not have. */
+function checkEnumNames(desc: DescMessage, json: JsonObject, path: string): void {
+  for (const [key, value] of Object.entries(json)) {
+    const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
+    if (!field || value === null) continue;
+    const fieldPath = path ? `${path}.${key}` : key;
+    const known = (e: DescEnum, v: JsonValue, at: string): void => {
+      if (typeof v === "string" && !e.values.some((x) => x.name === v)) {
+        throw invalidShape(at, `${JSON.stringify(v)} is not one of ${e.values.map((x) => x.name).join(", ")}`);
+      }
+    };
+    if (field.fieldKind === "enum") known(field.enum, value, fieldPath);
+    else if (field.fieldKind === "list" && field.listKind === "enum" && Array.isArray(value)) value.forEach((v, i) => known(field.enum, v, `${fieldPath}[${i}]`));
+    else if (field.fieldKind === "map" && field.mapKind === "enum" && isObject(value)) for (const [k, v] of Object.entries(value)) known(field.enum, v, `${fieldPath}.${k}`);
+    else if (field.fieldKind === "message" && !isWellKnown(field.message) && isObject(value)) checkEnumNames(field.message, value, fieldPath);
+    else if (field.fieldKind === "list" && field.listKind === "message" && !isWellKnown(field.message) && Array.isArray(value)) {
+      value.forEach((v, i) => isObject(v) && checkEnumNames(field.message, v, `${fieldPath}[${i}]`));
+    } else if (field.fieldKind === "map" && field.mapKind === "message" && !isWellKnown(field.message) && isObject(value)) {
+      for (const [k, v] of Object.entries(value)) if (isObject(v)) checkEnumNames(field.message, v, `${fieldPath}.${k}`);
+    }
+  }
+}
+
+function invalidShape(field: string, description: string): A2AError {
+  const violation: FieldViolation = { field, description };
+  return new A2AError("InvalidParams", `${field}: ${description}`, { violations: [violation] });
+}
+
+/**
+ * Finds the innermost field whose JSON fromJson refuses, by decoding one
+ * member at a time. Only called once a decode failed, so its cost does not
+ * matter.
+ */
+function locateFault(desc: DescMessage, json: JsonObject, path: string): { field: string; description?: string } {
+  for (const [key, value] of Object.entries(json)) {
+    const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
+    if (!field || value === null) continue;
+    const fieldPath = path ? `${path}.${key}` : key;
+    const problem = decodeProblem(desc, { [key]: value });
+    if (problem === undefined) continue;
+    if (field.fieldKind === "message" && !isWellKnown(field.message)) {
+      if (!isObject(value)) return { field: fieldPath, description: `must be a JSON object, got ${describe(value)}` };
+      return locateFault(field.message, value, fieldPath);
+    }
+    if (field.fieldKind === "list") {
+      if (!Array.isArray(value)) return { field: fieldPath, description: `must be an array, got ${describe(value)}` };
+      if (field.listKind === "message" && !isWellKnown(field.message)) {
+        for (let i = 0; i < value.length; i++) {
+          const item = value[i];
+          if (decodeProblem(field.message, item) === undefined) continue;
+          const itemPath = `${fieldPath}[${i}]`;
+          if (!isObject(item)) return { field: itemPath, description: `must be a JSON object, got ${describe(item)}` };
+          return locateFault(field.message, item, itemPath);
+        }
+      }
+    }
+    return { field: fieldPath, description: cleanReason(problem) };
+  }
+  // Every member decodes alone: the conflict is between members (a oneof set twice).
+  return { field: path || "params" };
+}
+
+function decodeProblem(desc: DescMessage, json: unknown): string | undefined {
+  try {
+    fromJson(desc, json as JsonValue, READ_OPTIONS);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/** "cannot decode field lf.a2a.v1.GetTaskRequest.id from JSON: expected string, got object" → "expected string, got object". */
+function cleanReason(reason: string): string {
+  const i = reason.indexOf("from JSON: ");
+  return i >= 0 ? reason.slice(i + "from JSON: ".length) : reason;
+}
+
+function emitRequired(r: ReflectMessage, json: JsonObject): void {
+  for (const field of r.fields) {
+    const key = field.jsonName;
+    const value = json[key];
+    if (value === undefined) {
+      if (ALWAYS_EMITTED.has(`${r.desc.typeName}.${field.name}`)) json[key] = zeroJson(field);
+      continue;
+    }
+    if (field.fieldKind === "message" && !isWellKnown(field.message) && isObject(value)) {
+      emitRequired(r.get(field) as ReflectMessage, value);
+    } else if (field.fieldKind === "list" && field.listKind === "message" && !isWellKnown(field.message) && Array.isArray(value)) {
+      let i = 0;
+      for (const item of r.get(field) as Iterable<ReflectMessage>) {
+        const itemJson = value[i++];
+        if (isObject(itemJson)) emitRequired(item, itemJson);
+      }
+    } else if (field.fieldKind === "map" && field.mapKind === "message" && !isWellKnown(field.message) && isObject(value)) {
+      for (const [k, item] of r.get(field) as Iterable<[unknown, ReflectMessage]>) {
+        const itemJson = value[String(k)];
+        if (isObject(itemJson)) emitRequired(item, itemJson);
+      }
+    }
+  }
+}
+
+/** The ProtoJSON of a field holding its zero value. */
+function zeroJson(field: DescField): JsonValue {
+  switch (field.fieldKind) {
+    case "list":
+      return [];
+    case "map":
+      return {};
+    case "enum":
+      return field.enum.values.find((v) => v.number === 0)?.name ?? 0;
+    case "message":
+      return writeProtoJson(field.message, create(field.message));
+    case "scalar":
+      switch (field.scalar) {
+        case ScalarType.STRING:
+        case ScalarType.BYTES:
+          return "";
+        case ScalarType.BOOL:
+          return false;
+        case ScalarType.INT64:
+        case ScalarType.UINT64:
+        case ScalarType.SINT64:
+        case ScalarType.FIXED64:
+        case ScalarType.SFIXED64:
+          return "0";
+        default:
+          return 0;
+      }
+  }
+}
+
+/** google.protobuf.* types have their own JSON forms (Struct, Value, Timestamp…): not walked. */
+function isWellKnown(desc: DescMessage): boolean {
+  return desc.typeName.startsWith("google.protobuf.");
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "string") return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+  return typeof v === "object" ? "an object" : `${typeof v} ${String(v)}`;
+}

@@ -1,0 +1,99 @@
+import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
+import { A2AError } from "../../core/index.js";
+import { headerValue, queryParams, type HttpRequest } from "./http-exchange.js";
+
+/** The protocol versions this server speaks (§3.6: Major.Minor). */
+export type A2AVersion = "1.0" | "0.3";
+
+/** Every version accepted in A2A-Version, newest first. */
+export const SUPPORTED_VERSIONS: readonly A2AVersion[] = ["1.0", "0.3"];
+
+/** §3.2.6: the version service parameter, as an HTTP header (§9.2, §11.2) or query parameter (§3.6.1). */
+export const VERSION_HEADER = "A2A-Version";
+
+/** §3.2.6: the extensions service parameter, as an HTTP header (§9.2, §11.2). */
+export const EXTENSIONS_HEADER = "A2A-Extensions";
+
+/**
+ * §3.6.1/§3.6.2: the version a request asks for, from the A2A-Version
+ * header or, failing that, the A2A-Version query parameter. Undefined when
+ * the client sent none or an empty value: the binding then decides (the
+ * JSON-RPC facade infers it from the method name). "1" is read as 1.0, and
+ * a patch part ("1.0.1", "0.3.0") is ignored because §3.6 says patch numbers
+ * must not be considered. Anything else is VersionNotSupported.
+ */
+export function requestedVersion(req: HttpRequest): A2AVersion | undefined {
+  const raw = headerValue(req, VERSION_HEADER) ?? queryValue(queryParams(req), VERSION_HEADER);
+  return parseVersion(raw);
+}
+
+/** The version named by an A2A-Version value; see `requestedVersion`. */
+export function parseVersion(raw: string | undefined): A2AVersion | undefined {
+  const value = raw?.trim() ?? "";
+  if (value === "") return undefined;
+  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(value);
+  if (m) {
+    const major = Number(m[1]);
+    const minor = m[2] === undefined ? undefined : Number(m[2]);
+    if (major === 1 && (minor === undefined || minor === 0)) return "1.0";
+    if (major === 0 && minor === 3) return "0.3";
+  }
+  throw new A2AError("VersionNotSupported", `A2A-Version ${JSON.stringify(value)} is not supported; supported versions: ${SUPPORTED_VERSIONS.join(", ")}`, {
+    metadata: { requestedVersion: value, supportedVersions: SUPPORTED_VERSIONS.join(",") },
+  });
+}
+
+/** The outcome of matching a request's A2A-Extensions against the agent card. */
+export interface ExtensionNegotiation {
+  /** What the client listed, deduplicated, in its order. */
+  readonly requested: readonly string[];
+  /** The requested extensions the card declares: these are active and echoed back. */
+  readonly activated: readonly string[];
+  /** Extensions the card marks required that the client did not request. */
+  readonly missingRequired: readonly string[];
+}
+
+/** §3.2.6: the comma-separated extension URIs of an A2A-Extensions value. */
+export function parseExtensions(raw: string | undefined): string[] {
+  const seen = new Set<string>();
+  for (const item of (raw ?? "").split(",")) {
+    const uri = item.trim();
+    if (uri) seen.add(uri);
+  }
+  return [...seen];
+}
+
+/**
+ * §4.6 and §3.3.4: activates the requested extensions that the card
+ * declares, and lists the required ones the client left out.
+ */
+export function negotiateExtensions(req: HttpRequest, card: AgentCard): ExtensionNegotiation {
+  const requested = parseExtensions(headerValue(req, EXTENSIONS_HEADER));
+  const declared = card.capabilities?.extensions ?? [];
+  const activated = requested.filter((uri) => declared.some((d) => d.uri === uri));
+  const missingRequired = declared.filter((d) => d.required && !requested.includes(d.uri)).map((d) => d.uri);
+  return { requested, activated, missingRequired };
+}
+
+/** §3.3.4: ExtensionSupportRequired when the card requires an extension the client did not activate. */
+export function requireExtensions(n: ExtensionNegotiation): void {
+  if (n.missingRequired.length === 0) return;
+  throw new A2AError(
+    "ExtensionSupportRequired",
+    `this agent requires the extension${n.missingRequired.length > 1 ? "s" : ""} ${n.missingRequired.join(", ")}; list ${n.missingRequired.length > 1 ? "them" : "it"} in the ${EXTENSIONS_HEADER} header`,
+    { metadata: { extensions: n.missingRequired.join(",") } },
+  );
+}
+
+/** Response headers that echo the activated extensions (§3.2.6). */
+export function extensionHeaders(n: ExtensionNegotiation): Record<string, string> {
+  return n.activated.length > 0 ? { [EXTENSIONS_HEADER.toLowerCase()]: n.activated.join(", ") } : {};
+}
+
+function queryValue(params: URLSearchParams, name: string): string | undefined {
+  const exact = params.get(name);
+  if (exact !== null) return exact;
+  const lower = name.toLowerCase();
+  for (const [k, v] of params) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}

@@ -1,0 +1,244 @@
+import type { HandlerContext } from "@connectrpc/connect";
+import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
+import { facadeCallContext, stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
+import {
+  abandonBody,
+  BodyTooLargeError,
+  DEFAULT_MAX_BODY_BYTES,
+  extensionHeaders,
+  headerValue,
+  negotiateExtensions,
+  readBody,
+  requestedVersion,
+  requestHeaders,
+  requireExtensions,
+  sendJson,
+  type A2AVersion,
+  type ExtensionNegotiation,
+  type HttpRequest,
+  type HttpResponse,
+} from "../http/index.js";
+import {
+  checkEnvelope,
+  EnvelopeError,
+  errorResponse,
+  resultResponse,
+  type EnvelopeCheck,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "./jsonrpc-envelope.js";
+import { toJsonRpcError } from "./jsonrpc-errors.js";
+import { answerStream, drainStream } from "./jsonrpc-stream.js";
+import { lookupMethod } from "./method-table.js";
+import type { RpcMethod, StreamRpcMethod, UnaryRpcMethod } from "./rpc-method.js";
+
+/** Default cap on the number of requests in one batch. */
+export const DEFAULT_MAX_BATCH_SIZE = 100;
+
+/** How to build a JSON-RPC endpoint. */
+export interface JsonRpcHandlerOptions {
+  /** The one A2A service implementation. */
+  readonly service: A2AServiceApi;
+  /** The agent card this endpoint serves, for extension negotiation (§3.3.4). */
+  readonly card: (req: HttpRequest) => AgentCard;
+  /** Largest accepted request body in bytes; default 10 MiB. */
+  readonly maxBodyBytes?: number;
+  /** The caller's tenant and agent (§13.1); undefined means the default scope. */
+  readonly scopeFor?: (req: HttpRequest) => CallScope | undefined;
+  /** Where unexpected failures are reported; default JSON lines on stderr. */
+  readonly logger?: Logger;
+  /** Idle time before an SSE comment line keeps a stream open; default 15 s. */
+  readonly keepAliveMs?: number;
+  /** Largest accepted batch; default 100. */
+  readonly maxBatchSize?: number;
+}
+
+/** A node:http / node:http2-compat request handler. */
+export type JsonRpcHandler = (req: HttpRequest, res: HttpResponse) => Promise<void>;
+
+/** What one HTTP exchange has settled before any JSON-RPC request is run. */
+interface Exchange {
+  readonly req: HttpRequest;
+  readonly res: HttpResponse;
+  /** The A2A-Version the client asked for; undefined: the method's own version. */
+  readonly version: A2AVersion | undefined;
+  readonly extensions: ExtensionNegotiation;
+  /** Headers every response of this exchange carries. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Aborted when the client goes away. */
+  readonly abort: AbortController;
+}
+
+/**
+ * The JSON-RPC 2.0 binding (§9) of the A2A service, for `POST` on the
+ * endpoint URL. Speaks the v1.0 methods and the v0.3 ones on the same URL;
+ * the method name picks the dialect of the reply. Protocol errors are HTTP
+ * 200 with a JSON-RPC error object. Works with node:http and the
+ * node:http2 compatibility API alike.
+ */
+export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHandler {
+  const logger = options.logger ?? stderrLogger;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+
+  /** The call context every facade call gets: same context values connect-node would set. */
+  function contextFor(x: Exchange, method: RpcMethod, signal: AbortSignal | undefined): HandlerContext {
+    return facadeCallContext({
+      method: method.rpc,
+      signal,
+      scope: options.scopeFor?.(x.req),
+      params: { version: x.version ?? method.version, extensions: x.extensions.activated },
+      requestHeader: requestHeaders(x.req),
+      protocolName: "jsonrpc",
+    });
+  }
+
+  /** One unary request's response (undefined for a notification). */
+  async function callUnary(x: Exchange, request: JsonRpcRequest, method: UnaryRpcMethod): Promise<JsonRpcResponse | undefined> {
+    try {
+      requireExtensions(x.extensions);
+      const result = await method.invoke(options.service, paramsOf(request), contextFor(x, method, x.abort.signal));
+      return request.notification ? undefined : resultResponse(request.id, result ?? null);
+    } catch (e) {
+      const error = toJsonRpcError(e, logger, method.name);
+      return request.notification ? undefined : errorResponse(request.id, error);
+    }
+  }
+
+  function openStream(x: Exchange, request: JsonRpcRequest, method: StreamRpcMethod, signal: AbortSignal | undefined): () => ReturnType<StreamRpcMethod["open"]> {
+    return () => {
+      requireExtensions(x.extensions);
+      return method.open(options.service, paramsOf(request), contextFor(x, method, signal), method.resumable ? lastEventId(x.req) : undefined);
+    };
+  }
+
+  /**
+   * The JSON answer to one checked element (undefined for a notification).
+   * A non-notification call of a streaming method only gets here inside a
+   * batch, whose one JSON array has no room for an event stream (§6).
+   */
+  async function answerChecked(x: Exchange, check: EnvelopeCheck): Promise<JsonRpcResponse | undefined> {
+    if (!check.ok) return errorResponse(check.id, check.error.toJsonRpc());
+    const request = check.request;
+    const method = lookupMethod(request.method);
+    if (!method) {
+      if (request.notification) return undefined;
+      return errorResponse(request.id, new EnvelopeError("methodNotFound", `${JSON.stringify(request.method)} is not a method of this endpoint`).toJsonRpc());
+    }
+    if (method.kind === "unary") return callUnary(x, request, method);
+    if (request.notification) {
+      drainStream(openStream(x, request, method, undefined), logger, method.name);
+      return undefined;
+    }
+    return errorResponse(request.id, new EnvelopeError("invalidRequest", `${method.name} streams its answer and cannot be called inside a batch`).toJsonRpc());
+  }
+
+  async function answerSingle(x: Exchange, value: unknown): Promise<void> {
+    const check = checkEnvelope(value);
+    const method = check.ok ? lookupMethod(check.request.method) : undefined;
+    if (check.ok && method?.kind === "stream" && !check.request.notification) {
+      const request = check.request;
+      await answerStream({
+        req: x.req,
+        res: x.res,
+        id: request.id,
+        method,
+        open: openStream(x, request, method, x.abort.signal),
+        abort: x.abort,
+        headers: x.headers,
+        keepAliveMs: options.keepAliveMs,
+        logger,
+      });
+      return;
+    }
+    reply(x, await answerChecked(x, check));
+  }
+
+  async function answerBatch(x: Exchange, batch: unknown[]): Promise<void> {
+    if (batch.length === 0) return reply(x, envelopeFailure(null, "invalidRequest", "an empty batch is not a request"));
+    if (batch.length > maxBatchSize) {
+      return reply(x, envelopeFailure(null, "invalidRequest", `a batch holds at most ${maxBatchSize} requests, got ${batch.length}`));
+    }
+    // JSON-RPC 2.0 §6: the requests may run concurrently; notifications get no entry.
+    const responses = (await Promise.all(batch.map((element) => answerChecked(x, checkEnvelope(element))))).filter((r): r is JsonRpcResponse => r !== undefined);
+    reply(x, responses.length > 0 ? responses : undefined);
+  }
+
+  /** Writes a JSON answer; nothing to answer (notifications only) is 204. */
+  function reply(x: Exchange, body: JsonRpcResponse | JsonRpcResponse[] | undefined): void {
+    if (x.res.writableEnded || x.abort.signal.aborted) return;
+    if (body === undefined) sendJson(x.res, 204, undefined, x.headers);
+    else sendJson(x.res, 200, body, x.headers);
+  }
+
+  return async (req, res) => {
+    const abort = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    try {
+      if (req.method !== "POST") {
+        sendJson(res, 405, errorResponse(null, new EnvelopeError("invalidRequest", `JSON-RPC requests are POSTed, not sent with ${req.method}`).toJsonRpc()), { allow: "POST" });
+        return;
+      }
+      // §3.6.2: an unsupported version is refused before the envelope is read, so its id is null.
+      let version: A2AVersion | undefined;
+      try {
+        version = requestedVersion(req);
+      } catch (e) {
+        // A small body usually follows its headers at once: drain it and keep the connection.
+        sendJson(res, 200, errorResponse(null, toJsonRpcError(e, logger)), abandonBody(req, res, { keepAlive: true }));
+        return;
+      }
+      const extensions = negotiateExtensions(req, options.card(req));
+      const x: Exchange = { req, res, version, extensions, headers: extensionHeaders(extensions), abort };
+
+      let body: Buffer;
+      try {
+        body = await readBody(req, maxBodyBytes);
+      } catch (e) {
+        if (e instanceof BodyTooLargeError) {
+          sendJson(res, 200, envelopeFailure(null, "invalidRequest", `${e.message}; send a smaller request`), { ...x.headers, ...abandonBody(req, res) });
+        }
+        // Otherwise the client is gone: there is no one to answer.
+        return;
+      }
+
+      let value: unknown;
+      try {
+        const text = body.toString("utf8").replace(/^\uFEFF/, "");
+        if (text.trim() === "") throw new SyntaxError("the request body is empty");
+        value = JSON.parse(text);
+      } catch (e) {
+        reply(x, envelopeFailure(null, "parseError", e instanceof Error ? e.message : String(e)));
+        return;
+      }
+      if (Array.isArray(value)) await answerBatch(x, value);
+      else await answerSingle(x, value);
+    } catch (e) {
+      // A failure outside any call (e.g. the card callback threw).
+      const error = toJsonRpcError(e, logger);
+      if (!res.headersSent) sendJson(res, 200, errorResponse(null, error));
+      else if (!res.writableEnded) res.end();
+    }
+  };
+}
+
+/** `params` as the method readers take it: an absent or null member is "no params". */
+function paramsOf(request: JsonRpcRequest): unknown {
+  return request.params === null ? undefined : request.params;
+}
+
+/** SSE resumption point: the Last-Event-ID header (WHATWG HTML §9.2.4) as a sequence number. */
+function lastEventId(req: HttpRequest): number | undefined {
+  const raw = headerValue(req, "last-event-id")?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  // Not a number → NaN, which the service refuses as invalid params.
+  return /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+function envelopeFailure(id: JsonRpcId, kind: "parseError" | "invalidRequest", detail: string): JsonRpcResponse {
+  return errorResponse(id, new EnvelopeError(kind, detail).toJsonRpc());
+}
+
