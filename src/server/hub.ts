@@ -56,6 +56,8 @@ export interface Hub extends HubContext {
 /** The bindings every agent card lists (§8.3.1); all answer on the one port. */
 export const SERVED_INTERFACES: readonly ServedInterface[] = [
   { protocolBinding: "JSONRPC", path: "/", protocolVersion: "1.0" },
+  // §3.6.2: the same endpoint speaks the v0.3 dialect to clients that ask for it.
+  { protocolBinding: "JSONRPC", path: "/", protocolVersion: "0.3" },
   { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0" },
 ];
 
