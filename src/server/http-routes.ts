@@ -1,14 +1,15 @@
-import type * as http from "node:http";
-import type * as http2 from "node:http2";
-import { toJson } from "@bufbuild/protobuf";
-import { AgentCardSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { cardDocument } from "../cards/index.js";
+import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 
-export type HttpRequest = http.IncomingMessage | http2.Http2ServerRequest;
-export type HttpResponse = http.ServerResponse | http2.Http2ServerResponse;
+export type { HttpRequest, HttpResponse };
 export type HttpHandler = (req: HttpRequest, res: HttpResponse) => void | Promise<void>;
 
 /** §8.2: the well-known path of the public agent card. */
 export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
+
+/** §8.6.1: how long clients may cache a card before revalidating it (seconds). */
+const CARD_MAX_AGE_S = 300;
 
 /** The base URL clients reached us at: the configured one, else the request's Host (issue: card URLs). */
 export function requestBaseUrl(req: HttpRequest, configured: string | undefined): string {
@@ -17,20 +18,18 @@ export function requestBaseUrl(req: HttpRequest, configured: string | undefined)
   return `http://${host}/`;
 }
 
-/** Writes a JSON body with a status. */
-export function sendJson(res: HttpResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  (res as http.ServerResponse).writeHead(status, {
-    "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
-}
-
-/** Serves an agent card as ProtoJSON (§5.5 camelCase names). */
-export function sendCard(res: HttpResponse, card: AgentCard): void {
-  sendJson(res, 200, toJson(AgentCardSchema, card), { "cache-control": "public, max-age=60" });
+/** §8.6: serves a card with Cache-Control and an ETag, answering 304 to a matching If-None-Match. */
+export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard): void {
+  const doc = cardDocument(card);
+  const headers = { etag: doc.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_S}` };
+  const match = req.headers["if-none-match"];
+  const tags = (Array.isArray(match) ? match.join(",") : match ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
+  if (tags.includes(doc.etag) || tags.includes("*")) {
+    (res as import("node:http").ServerResponse).writeHead(304, headers);
+    res.end();
+    return;
+  }
+  sendJson(res, 200, JSON.parse(doc.body), headers);
 }
 
 /** The answer for paths nothing serves. */
