@@ -96,7 +96,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       const path = (req.url ?? "/").split("?")[0];
       // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
       if (req.method === "POST" && path === "/") return await jsonRpc(req, res);
-      if (req.method === "GET" && path === WELL_KNOWN_CARD_PATH) return sendCard(res, cardFor(req));
+      if (req.method === "GET" && path === WELL_KNOWN_CARD_PATH) return sendCard(req, res, cardFor(req));
       sendNotFound(req, res);
     } catch (e) {
       logger.error("HTTP route failed", { error: e instanceof Error ? e.stack : String(e) });
