@@ -105,6 +105,25 @@ describe("push delivery (§3.5.3)", () => {
   });
 });
 
+describe("push payload dialect", () => {
+  it("a config created through the v0.3 method gets v0.3 events (kind-tagged, lowercase states)", async () => {
+    const { t, r } = await hubAndReceiver();
+    const client = t.client("grpc");
+    const parked = taskOf(await client.sendMessage(textRequest("input-required")));
+    const rpc = async (method: string, params: unknown) => {
+      const res = await fetch(t.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      return (await res.json()) as { result?: unknown; error?: unknown };
+    };
+    const set = await rpc("tasks/pushNotificationConfig/set", { taskId: parked.id, pushNotificationConfig: { id: "legacy", url: r.url } });
+    expect(set.error).toBeUndefined();
+    await client.sendMessage(textRequest("go on", { taskId: parked.id }));
+    await r.waitFor(3);
+    const kinds = r.received.map((x) => `${x.body.kind}:${(x.body.status as { state?: string } | undefined)?.state ?? ""}`);
+    expect(kinds.slice(0, 2)).toEqual(["status-update:working", "artifact-update:"]);
+    expect(kinds).toContain("status-update:completed");
+  });
+});
+
 describe("SSRF guard (§13.2)", () => {
   const refused = [
     "http://127.0.0.1/hook",

@@ -36,6 +36,8 @@ export type FirstOutcome = { readonly kind: "message"; readonly message: Message
 export interface RunOptions {
   readonly metadata?: Task["metadata"];
   readonly pushConfig?: TaskPushNotificationConfig;
+  /** The A2A version of the request, which the push config's payloads follow. */
+  readonly version?: string;
   readonly extensions: readonly string[];
 }
 
@@ -258,6 +260,11 @@ export class TaskEngine {
         const to = u.status?.state ?? TaskState.UNSPECIFIED;
         if (!canTransition(run.state, to)) return this.refuse(run, `illegal transition ${stateName(run.state)} -> ${stateName(to)}`);
         const msg = u.status?.message;
+        // Repeating the current state with nothing to say changes nothing: no event.
+        if (to === run.state && !msg && !u.metadata) {
+          run.agentSetStatus = true;
+          return true;
+        }
         this.writeStatus(run.scope, run.taskId, run.contextId, to, msg && create(MessageSchema, { ...msg, taskId: run.taskId, contextId: run.contextId }), u.metadata);
         run.agentSetStatus = true;
         return true;
@@ -308,7 +315,7 @@ export class TaskEngine {
     });
     const event = create(StreamResponseSchema, { payload: { case: "task", value: task } });
     const seq = this.store.createTask(run.scope, { id: run.taskId, contextId: run.contextId, status, history: [run.userMessage], metadata: run.options.metadata }, event);
-    if (run.options.pushConfig) this.store.putPushConfig(run.scope, { ...run.options.pushConfig, taskId: run.taskId });
+    if (run.options.pushConfig) this.store.putPushConfig(run.scope, { ...run.options.pushConfig, taskId: run.taskId }, run.options.version);
     run.created = true;
     run.state = TaskState.SUBMITTED;
     this.bus.publish(run.key, { seq, event, settled: false });

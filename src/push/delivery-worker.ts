@@ -18,10 +18,15 @@ export interface PushOptions {
   readonly timeoutMs?: number;
   /** Deliveries in flight at once, across all (task, config) pairs. */
   readonly concurrency?: number;
+  /**
+   * Payload encoders for configs created under other A2A versions, by
+   * version ("0.3"); the JSON of the event in that version's shape.
+   */
+  readonly encoders?: Readonly<Record<string, (event: StreamResponse) => unknown>>;
 }
 
 /** The body a receiver gets: the StreamResponse as ProtoJSON, events tagged with their sequence number. */
-function payloadJson(d: PushDelivery): string {
+function payloadJson(d: PushDelivery, encoders: PushOptions["encoders"]): string {
   let event: StreamResponse = d.payload;
   const p = event.payload;
   if (p.case === "statusUpdate" || p.case === "artifactUpdate") {
@@ -29,7 +34,8 @@ function payloadJson(d: PushDelivery): string {
     const inner = event.payload.value as { metadata?: Record<string, JsonValue> };
     inner.metadata = { ...(inner.metadata ?? {}), [SEQ_METADATA_KEY]: d.seq };
   }
-  return JSON.stringify(toJson(StreamResponseSchema, event));
+  const encode = encoders?.[d.version];
+  return JSON.stringify(encode ? encode(event) : toJson(StreamResponseSchema, event));
 }
 
 function headersFor(d: PushDelivery): Record<string, string> {
@@ -57,6 +63,7 @@ export class PushDeliveryWorker {
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
+  private readonly encoders: PushOptions["encoders"];
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = false;
@@ -70,6 +77,7 @@ export class PushDeliveryWorker {
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = options.concurrency ?? 16;
+    this.encoders = options.encoders;
   }
 
   start(): void {
@@ -112,7 +120,7 @@ export class PushDeliveryWorker {
   private async deliver(d: PushDelivery): Promise<void> {
     let outcome: WebhookOutcome;
     try {
-      outcome = await postWebhook({ url: d.config.url, body: payloadJson(d), headers: headersFor(d), timeoutMs: this.timeoutMs }, this.policy);
+      outcome = await postWebhook({ url: d.config.url, body: payloadJson(d, this.encoders), headers: headersFor(d), timeoutMs: this.timeoutMs }, this.policy);
     } catch (e) {
       outcome = { ok: false, reason: String(e) };
     }

@@ -74,6 +74,8 @@ export interface PushDelivery {
   readonly payload: StreamResponse;
   /** Attempts made so far. */
   readonly attempts: number;
+  /** The A2A version the config was created under ("1.0" or "0.3"). */
+  readonly version: string;
 }
 
 /** A new task: its first status, the message that started it, and the creation event (seq 1). */
@@ -120,7 +122,8 @@ export interface TaskStore {
   /** Tasks left SUBMITTED or WORKING by a previous process, across every scope. */
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }>;
 
-  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig): void;
+  /** Stores a config; `version` is the A2A version it was created under (default "1.0"). */
+  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version?: string): void;
   getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined;
   listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[];
   countPushConfigs(scope: StoreScope, taskId: string): number;

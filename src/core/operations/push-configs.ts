@@ -12,7 +12,7 @@ import {
   type TaskPushNotificationConfig,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
-import { scopeOf } from "../call-context.js";
+import { scopeOf, serviceParamsKey } from "../call-context.js";
 import { requirePush } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 
@@ -31,6 +31,11 @@ export function preparePushConfig(config: TaskPushNotificationConfig, prefix = "
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalidParams(`${prefix}url`, "must be http or https");
   if (config.authentication && !config.authentication.scheme) throw invalidParams(`${prefix}authentication.scheme`, "is required");
   return create(TaskPushNotificationConfigSchema, { ...config, tenant: "", id: config.id || randomUUID() });
+}
+
+/** The payload shape a config's webhooks get: v0.3 for configs made under A2A-Version 0.3, else v1.0. */
+export function pushVersion(requestVersion: string): string {
+  return requestVersion.startsWith("0.") ? "0.3" : "1.0";
 }
 
 /** §13.2: refuses a webhook URL whose host resolves to an address the operator has not allowed. */
@@ -56,7 +61,7 @@ export async function createPushConfig(deps: CoreDeps, ctx: HandlerContext, req:
   if (!replaces && deps.store.countPushConfigs(scope, req.taskId) >= deps.limits.pushConfigsPerTask) {
     throw invalidParams("taskId", `a task holds at most ${deps.limits.pushConfigsPerTask} push notification configs`);
   }
-  deps.store.putPushConfig(scope, config);
+  deps.store.putPushConfig(scope, config, pushVersion(ctx.values.get(serviceParamsKey).version));
   return config;
 }
 

@@ -19,7 +19,7 @@ import type { RunOptions } from "../task-engine.js";
 import { isTerminal, stateName } from "../task-state.js";
 import { follow, listen } from "../task-stream.js";
 import { checkAcceptedOutputModes, checkHistoryLength, validateClientMessage } from "../validate.js";
-import { checkPushUrl, preparePushConfig } from "./push-configs.js";
+import { checkPushUrl, preparePushConfig, pushVersion } from "./push-configs.js";
 
 /** Where SendMessage carries an inline push config (§3.2.2). */
 const PUSH_FIELD = "configuration.taskPushNotificationConfig.";
@@ -48,7 +48,8 @@ function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): 
     requirePush(agent);
     pushConfig = preparePushConfig(config.taskPushNotificationConfig, PUSH_FIELD);
   }
-  const options: RunOptions = { metadata: req.metadata, pushConfig, extensions: ctx.values.get(serviceParamsKey).extensions };
+  const params = ctx.values.get(serviceParamsKey);
+  const options: RunOptions = { metadata: req.metadata, pushConfig, version: pushVersion(params.version), extensions: params.extensions };
   let existing;
   if (message.taskId) {
     const head = deps.store.getHead(scope, message.taskId);

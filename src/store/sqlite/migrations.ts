@@ -91,6 +91,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX push_outbox_due ON push_outbox (dead, next_at_ms);
   CREATE INDEX push_outbox_order ON push_outbox (task_pk, config_id, id);
   `,
+  // 3: the A2A version a push config was created under, which picks the
+  // shape of its webhook payloads (v0.3 clients get v0.3 events).
+  `
+  ALTER TABLE push_configs ADD COLUMN version TEXT NOT NULL DEFAULT '1.0';
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

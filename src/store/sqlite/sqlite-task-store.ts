@@ -106,8 +106,8 @@ export class SqliteTaskStore implements TaskStore {
       artifacts: p(`SELECT artifact_id, head FROM artifacts WHERE task_pk = ? ORDER BY ord`),
       parts: p(`SELECT artifact_id, part FROM artifact_parts WHERE task_pk = ? ORDER BY artifact_id, idx`),
       inFlight: p(`SELECT tenant, agent, id, context_id FROM tasks WHERE state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})`),
-      putPush: p(`INSERT INTO push_configs (task_pk, id, config, created_ms) VALUES (?, ?, ?, ?)
-                  ON CONFLICT (task_pk, id) DO UPDATE SET config = excluded.config`),
+      putPush: p(`INSERT INTO push_configs (task_pk, id, config, created_ms, version) VALUES (?, ?, ?, ?, ?)
+                  ON CONFLICT (task_pk, id) DO UPDATE SET config = excluded.config, version = excluded.version`),
       getPush: p(`SELECT config FROM push_configs WHERE task_pk = ? AND id = ?`),
       listPush: p(`SELECT config FROM push_configs WHERE task_pk = ? ORDER BY created_ms, id`),
       countPush: p(`SELECT COUNT(*) AS n FROM push_configs WHERE task_pk = ?`),
@@ -115,7 +115,7 @@ export class SqliteTaskStore implements TaskStore {
       maxTouch: p(`SELECT COALESCE(MAX(touch), 0) AS t FROM tasks`),
       enqueuePush: p(`INSERT INTO push_outbox (task_pk, config_id, seq, kind, next_at_ms) SELECT task_pk, id, ?, ?, ? FROM push_configs WHERE task_pk = ?`),
       dropPushRows: p(`DELETE FROM push_outbox WHERE task_pk = ? AND config_id = ?`),
-      due: p(`SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agent, t.id AS task_id, c.config
+      due: p(`SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agent, t.id AS task_id, c.config, c.version
               FROM push_outbox o
               JOIN tasks t ON t.pk = o.task_pk
               JOIN push_configs c ON c.task_pk = o.task_pk AND c.id = o.config_id
@@ -361,9 +361,9 @@ export class SqliteTaskStore implements TaskStore {
     }));
   }
 
-  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig): void {
+  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version = "1.0"): void {
     const { pk } = this.mustRow(scope, config.taskId);
-    this.s.putPush!.run(pk, config.id, toBinary(TaskPushNotificationConfigSchema, config), Date.now());
+    this.s.putPush!.run(pk, config.id, toBinary(TaskPushNotificationConfigSchema, config), Date.now(), version);
   }
 
   getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined {
@@ -397,7 +397,7 @@ export class SqliteTaskStore implements TaskStore {
 
   dueDeliveries(nowMs: number, limit: number): PushDelivery[] {
     const rows = this.s.due!.all(nowMs, limit) as {
-      id: number; seq: number; kind: number; attempts: number; task_pk: number; tenant: string; agent: string; task_id: string; config: Buffer;
+      id: number; seq: number; kind: number; attempts: number; task_pk: number; tenant: string; agent: string; task_id: string; config: Buffer; version: string;
     }[];
     const out: PushDelivery[] = [];
     for (const r of rows) {
@@ -421,6 +421,7 @@ export class SqliteTaskStore implements TaskStore {
         seq: r.seq,
         payload,
         attempts: r.attempts,
+        version: r.version,
       });
     }
     return out;
