@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { connectRoutes } from "../bindings/connect/index.js";
-import { createJsonRpcHandler } from "../bindings/jsonrpc/index.js";
+import { createJsonRpcHandler, dialectV03 } from "../bindings/jsonrpc/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { createA2ACore, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
@@ -81,7 +81,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     limits: options.limits,
     pushUrlRefusal: (url) => pushUrlRefusal(url, policy),
   });
-  const push = new PushDeliveryWorker(store, logger, { policy, retry: options.push?.retry, timeoutMs: options.push?.timeoutMs });
+  const push = new PushDeliveryWorker(store, logger, {
+    policy,
+    retry: options.push?.retry,
+    timeoutMs: options.push?.timeoutMs,
+    // Configs made by v0.3 clients get v0.3 events (kind-tagged, lowercase states).
+    encoders: { "0.3": (event) => dialectV03.v1ToV03StreamResult(event) },
+  });
   push.start();
   const cardFor = (req: HttpRequest, agentId?: string) => {
     const agent = core.agents.get(agentId ?? core.agents.defaultAgentId)!;
