@@ -1,0 +1,205 @@
+import { ConfigError } from "./config-error.js";
+import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type TenantConfig } from "./hub-config.js";
+import type { ConfigSource } from "./read-config-file.js";
+
+/** Agent kinds the hub can run. */
+export const AGENT_KINDS = ["echo"] as const;
+
+type Path = Array<string | number>;
+
+/** Checks values of a parsed file against the HubConfig shape, naming keys and lines. */
+class Checker {
+  constructor(private readonly source: ConfigSource | undefined) {}
+
+  fail(path: Path, problem: string): never {
+    const key = path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+    throw new ConfigError(key, problem, this.source ? { file: this.source.file, line: this.source.lineOf(path) } : undefined);
+  }
+
+  object(v: unknown, path: Path): Record<string, unknown> {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, "must be a mapping");
+    return v as Record<string, unknown>;
+  }
+
+  known(o: Record<string, unknown>, path: Path, keys: readonly string[]): void {
+    for (const k of Object.keys(o)) if (!keys.includes(k)) this.fail([...path, k], `unknown key (expected one of ${keys.join(", ")})`);
+  }
+
+  string(v: unknown, path: Path, pattern?: RegExp, hint?: string): string {
+    if (typeof v !== "string" || v === "") this.fail(path, "must be a non-empty string");
+    if (pattern && !pattern.test(v)) this.fail(path, hint ?? `must match ${pattern}`);
+    return v;
+  }
+
+  optString(v: unknown, path: Path, pattern?: RegExp, hint?: string): string | undefined {
+    return v === undefined ? undefined : this.string(v, path, pattern, hint);
+  }
+
+  int(v: unknown, path: Path, min: number, max: number): number {
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) this.fail(path, `must be a whole number from ${min} to ${max}`);
+    return v;
+  }
+
+  bool(v: unknown, path: Path): boolean {
+    if (typeof v !== "boolean") this.fail(path, "must be true or false");
+    return v;
+  }
+
+  strings(v: unknown, path: Path, pattern?: RegExp, hint?: string): string[] {
+    if (!Array.isArray(v)) this.fail(path, "must be a list");
+    return v.map((x, i) => this.string(x, [...path, i], pattern, hint));
+  }
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const ID_HINT = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+const HASH = /^[0-9a-f]{64}$/;
+const HASH_HINT = "must be the SHA-256 hex digest of a token (run `npm start -- hash-token`), never the token itself";
+
+function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): AgentConfig[] {
+  if (!Array.isArray(raw) || raw.length === 0) c.fail(["agents"], "must list at least one agent");
+  const seen = new Set<string>();
+  return raw.map((a, i) => {
+    const path = ["agents", i];
+    const o = c.object(a, path);
+    c.known(o, path, ["id", "kind", "tenants", "card", "options"]);
+    const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
+    if (seen.has(id)) c.fail([...path, "id"], `agent ${id} is declared twice`);
+    seen.add(id);
+    const kind = c.string(o.kind, [...path, "kind"]);
+    if (!(AGENT_KINDS as readonly string[]).includes(kind)) c.fail([...path, "kind"], `must be one of ${AGENT_KINDS.join(", ")}`);
+    const tenants = o.tenants === undefined ? undefined : c.strings(o.tenants, [...path, "tenants"]);
+    tenants?.forEach((t, j) => tenantIds.has(t) || c.fail([...path, "tenants", j], `no tenant ${t} is declared`));
+    let card: AgentConfig["card"];
+    if (o.card !== undefined) {
+      const k = c.object(o.card, [...path, "card"]);
+      const cp = [...path, "card"];
+      c.known(k, cp, ["name", "description", "version", "documentationUrl", "provider", "defaultInputModes", "defaultOutputModes", "skills"]);
+      let provider;
+      if (k.provider !== undefined) {
+        const p = c.object(k.provider, [...cp, "provider"]);
+        c.known(p, [...cp, "provider"], ["organization", "url"]);
+        provider = { organization: c.string(p.organization, [...cp, "provider", "organization"]), url: c.string(p.url, [...cp, "provider", "url"], /^https?:\/\//, "must be an http(s) URL") };
+      }
+      const skills =
+        k.skills === undefined
+          ? undefined
+          : (Array.isArray(k.skills) ? k.skills : c.fail([...cp, "skills"], "must be a list")).map((s, j) => {
+              const sp = [...cp, "skills", j];
+              const so = c.object(s, sp);
+              c.known(so, sp, ["id", "name", "description", "tags", "examples"]);
+              return {
+                id: c.string(so.id, [...sp, "id"]),
+                name: c.string(so.name, [...sp, "name"]),
+                description: c.string(so.description, [...sp, "description"]),
+                tags: c.strings(so.tags, [...sp, "tags"]),
+                examples: so.examples === undefined ? undefined : c.strings(so.examples, [...sp, "examples"]),
+              };
+            });
+      card = {
+        name: c.optString(k.name, [...cp, "name"]),
+        description: c.optString(k.description, [...cp, "description"]),
+        version: c.optString(k.version, [...cp, "version"]),
+        documentationUrl: c.optString(k.documentationUrl, [...cp, "documentationUrl"], /^https?:\/\//, "must be an http(s) URL"),
+        provider,
+        defaultInputModes: k.defaultInputModes === undefined ? undefined : c.strings(k.defaultInputModes, [...cp, "defaultInputModes"]),
+        defaultOutputModes: k.defaultOutputModes === undefined ? undefined : c.strings(k.defaultOutputModes, [...cp, "defaultOutputModes"]),
+        skills,
+      };
+    }
+    const options = o.options === undefined ? undefined : c.object(o.options, [...path, "options"]);
+    return { id, kind, tenants, card, options };
+  });
+}
+
+function tenantsOf(c: Checker, raw: unknown): TenantConfig[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) c.fail(["tenants"], "must be a list");
+  const seen = new Set<string>();
+  return raw.map((t, i) => {
+    const path = ["tenants", i];
+    const o = c.object(t, path);
+    c.known(o, path, ["id", "tokens"]);
+    const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
+    if (seen.has(id)) c.fail([...path, "id"], `tenant ${id} is declared twice`);
+    seen.add(id);
+    const tokens = c.strings(o.tokens, [...path, "tokens"], HASH, HASH_HINT);
+    if (tokens.length === 0) c.fail([...path, "tokens"], "must list at least one token hash");
+    return { id, tokens };
+  });
+}
+
+/** An environment variable as a positive whole number, or undefined. */
+function envInt(env: NodeJS.ProcessEnv, name: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const v = env[name];
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new ConfigError(name, `expected a whole number from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const v = env[name];
+  if (v === undefined || v === "") return undefined;
+  if (v === "1" || v === "true") return true;
+  if (v === "0" || v === "false") return false;
+  throw new ConfigError(name, `expected 1/true or 0/false, got ${JSON.stringify(v)}`);
+}
+
+/** Settings given on the command line; they win over the environment and the file. */
+export interface ConfigOverrides {
+  readonly host?: string;
+  readonly port?: number;
+  readonly dataDir?: string;
+  readonly publicUrl?: string;
+  readonly insecure?: boolean;
+  readonly pushAllowPrivate?: boolean;
+  readonly pushAllowCidrs?: readonly string[];
+}
+
+/**
+ * The hub's configuration: command line over environment (A2A_HUB_*) over
+ * the file over the defaults. Every problem is a ConfigError naming the key.
+ */
+export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
+  const c = new Checker(source);
+  const file = source ? c.object(source.data ?? {}, []) : {};
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "push", "rateLimit"]);
+  const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
+  c.known(listen, ["listen"], ["host", "port"]);
+  const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
+  c.known(push, ["push"], ["allowPrivateNetworks", "allowCidrs", "retry", "timeoutMs"]);
+  const tenants = tenantsOf(c, file.tenants);
+  const agents = file.agents === undefined ? DEFAULT_CONFIG.agents : agentsOf(c, file.agents, new Set(tenants.map((t) => t.id)));
+
+  const retryFile = push.retry === undefined ? undefined : c.object(push.retry, ["push", "retry"]);
+  if (retryFile) c.known(retryFile, ["push", "retry"], ["baseMs", "capMs", "attempts"]);
+  const baseMs = envInt(env, "A2A_HUB_PUSH_RETRY_BASE_MS") ?? (retryFile?.baseMs === undefined ? undefined : c.int(retryFile.baseMs, ["push", "retry", "baseMs"], 1, 3_600_000));
+  const capMs = envInt(env, "A2A_HUB_PUSH_RETRY_CAP_MS") ?? (retryFile?.capMs === undefined ? undefined : c.int(retryFile.capMs, ["push", "retry", "capMs"], 1, 3_600_000));
+  const attempts = envInt(env, "A2A_HUB_PUSH_ATTEMPTS") ?? (retryFile?.attempts === undefined ? undefined : c.int(retryFile.attempts, ["push", "retry", "attempts"], 1, 1_000_000));
+  const rateFile = file.rateLimit === undefined ? undefined : c.object(file.rateLimit, ["rateLimit"]);
+  if (rateFile) c.known(rateFile, ["rateLimit"], ["burst", "perSecond"]);
+  const burst = envInt(env, "A2A_HUB_RATE_BURST") ?? (rateFile ? c.int(rateFile.burst, ["rateLimit", "burst"], 1, 1_000_000) : undefined);
+  const perSecond = envInt(env, "A2A_HUB_RATE_PER_SECOND") ?? (rateFile ? c.int(rateFile.perSecond, ["rateLimit", "perSecond"], 1, 1_000_000) : undefined);
+  const cidrsEnv = (env.A2A_HUB_PUSH_ALLOW_CIDRS ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "");
+
+  const publicUrl = cli.publicUrl ?? env.A2A_HUB_PUBLIC_URL ?? c.optString(file.publicUrl, ["publicUrl"]);
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError("publicUrl", `expected an http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  return {
+    host: cli.host ?? env.A2A_HUB_HOST ?? c.optString(listen.host, ["listen", "host"]) ?? DEFAULT_CONFIG.host,
+    port: cli.port ?? envInt(env, "A2A_HUB_PORT", 0, 65535) ?? (listen.port === undefined ? DEFAULT_CONFIG.port : c.int(listen.port, ["listen", "port"], 0, 65535)),
+    insecure: cli.insecure ?? envBool(env, "A2A_HUB_INSECURE") ?? (file.insecure === undefined ? false : c.bool(file.insecure, ["insecure"])),
+    publicUrl,
+    dataDir: cli.dataDir ?? env.A2A_HUB_DATA ?? c.optString(file.dataDir, ["dataDir"]) ?? DEFAULT_CONFIG.dataDir,
+    tenants,
+    agents,
+    push: {
+      allowPrivateNetworks:
+        cli.pushAllowPrivate ?? envBool(env, "A2A_HUB_PUSH_ALLOW_PRIVATE") ?? (push.allowPrivateNetworks === undefined ? false : c.bool(push.allowPrivateNetworks, ["push", "allowPrivateNetworks"])),
+      allowCidrs: [...(cli.pushAllowCidrs ?? []), ...cidrsEnv, ...(push.allowCidrs === undefined ? [] : c.strings(push.allowCidrs, ["push", "allowCidrs"]))],
+      retry: baseMs || capMs || attempts ? { baseMs: baseMs ?? 1_000, capMs: capMs ?? 30_000, attempts: attempts ?? 7 } : undefined,
+      timeoutMs: envInt(env, "A2A_HUB_PUSH_TIMEOUT_MS") ?? (push.timeoutMs === undefined ? undefined : c.int(push.timeoutMs, ["push", "timeoutMs"], 1, 600_000)),
+    },
+    rateLimit: burst !== undefined && perSecond !== undefined ? { burst, perSecond } : undefined,
+  };
+}

@@ -1,0 +1,65 @@
+/** An agent's card fields, as the config file declares them (§4.4.1 names). */
+export interface AgentCardConfig {
+  readonly name?: string;
+  readonly description?: string;
+  readonly version?: string;
+  readonly documentationUrl?: string;
+  readonly provider?: { readonly organization: string; readonly url: string };
+  readonly defaultInputModes?: readonly string[];
+  readonly defaultOutputModes?: readonly string[];
+  readonly skills?: ReadonlyArray<{
+    readonly id: string;
+    readonly name: string;
+    readonly description: string;
+    readonly tags: readonly string[];
+    readonly examples?: readonly string[];
+  }>;
+}
+
+/** One hosted agent. */
+export interface AgentConfig {
+  readonly id: string;
+  /** What runs behind it; `echo` for now. */
+  readonly kind: string;
+  /** Tenants that may call it; absent means every tenant. */
+  readonly tenants?: readonly string[];
+  readonly card?: AgentCardConfig;
+  /** Kind-specific settings (e.g. a command agent's program). */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/** One tenant and the SHA-256 hashes (hex) of its bearer tokens. */
+export interface TenantConfig {
+  readonly id: string;
+  readonly tokens: readonly string[];
+}
+
+/** Everything a hub is configured with; see README "Configuration". */
+export interface HubConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Allow binding a non-loopback address. */
+  readonly insecure: boolean;
+  readonly publicUrl?: string;
+  readonly dataDir: string;
+  readonly tenants: readonly TenantConfig[];
+  readonly agents: readonly AgentConfig[];
+  readonly push: {
+    readonly allowPrivateNetworks: boolean;
+    readonly allowCidrs: readonly string[];
+    readonly retry?: { readonly baseMs: number; readonly capMs: number; readonly attempts: number };
+    readonly timeoutMs?: number;
+  };
+  readonly rateLimit?: { readonly burst: number; readonly perSecond: number };
+}
+
+/** The hub with no config: one echo agent, one open tenant, loopback only. */
+export const DEFAULT_CONFIG: HubConfig = {
+  host: "127.0.0.1",
+  port: 41241,
+  insecure: false,
+  dataDir: "data",
+  tenants: [],
+  agents: [{ id: "echo", kind: "echo" }],
+  push: { allowPrivateNetworks: false, allowCidrs: [] },
+};

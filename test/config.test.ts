@@ -1,0 +1,90 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildConfig, ConfigError, readConfigFile } from "../src/server/config/index.js";
+import { hashToken } from "../src/auth/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "a2a-hub-config-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function fileWith(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const HASH = hashToken("secret-a");
+
+describe("config files", () => {
+  it("reads a complete YAML file", () => {
+    const src = readConfigFile(
+      fileWith(
+        "ok.yaml",
+        `listen: { host: 127.0.0.1, port: 0 }
+publicUrl: https://hub.example.org/
+dataDir: ./d
+tenants:
+  - id: acme
+    tokens: ["${HASH}"]
+agents:
+  - id: helper
+    kind: echo
+    tenants: [acme]
+    card: { name: Helper, description: Helps, version: "2.0", defaultInputModes: [text/plain] }
+push: { allowCidrs: ["127.0.0.1/32"], retry: { baseMs: 10, capMs: 20, attempts: 3 } }
+rateLimit: { burst: 5, perSecond: 1 }
+`,
+      ),
+    );
+    const cfg = buildConfig(src, {});
+    expect(cfg.port).toBe(0);
+    expect(cfg.tenants).toEqual([{ id: "acme", tokens: [HASH] }]);
+    expect(cfg.agents[0]!.card!.name).toBe("Helper");
+    expect(cfg.push.retry).toEqual({ baseMs: 10, capMs: 20, attempts: 3 });
+    expect(cfg.rateLimit).toEqual({ burst: 5, perSecond: 1 });
+  });
+
+  it("names the bad key and its line, in YAML and in JSON", () => {
+    const yaml = fileWith("bad.yaml", `agents:\n  - id: a\n    kind: echo\n  - id: b\n    kind: teleport\n`);
+    const e1 = errorOf(() => buildConfig(readConfigFile(yaml), {}));
+    expect(e1.key).toBe("agents[1].kind");
+    expect(e1.message).toBe(`${yaml}:5: agents[1].kind: must be one of echo`);
+    const json = fileWith("bad.json", `{\n  "tenants": [\n    { "id": "t", "tokens": ["plain-token"] }\n  ]\n}\n`);
+    const e2 = errorOf(() => buildConfig(readConfigFile(json), {}));
+    expect(e2.key).toBe("tenants[0].tokens[0]");
+    expect(e2.message).toMatch(/bad\.json:3: tenants\[0\]\.tokens\[0\]: must be the SHA-256 hex digest/);
+  });
+
+  it("refuses unknown keys, unknown tenants and syntax errors", () => {
+    expect(errorOf(() => buildConfig(readConfigFile(fileWith("u.yaml", "listen: { hots: x }\n")), {})).key).toBe("listen.hots");
+    expect(errorOf(() => buildConfig(readConfigFile(fileWith("t.yaml", "agents:\n  - { id: a, kind: echo, tenants: [ghost] }\n")), {})).key).toBe("agents[0].tenants[0]");
+    expect(errorOf(() => readConfigFile(fileWith("s.json", '{ "agents": [ }'))).message).toMatch(/s\.json:1/);
+  });
+
+  it("takes flags over the environment over the file", () => {
+    const src = readConfigFile(fileWith("p.yaml", "listen: { port: 1000 }\ndataDir: fromfile\n"));
+    expect(buildConfig(src, {}).port).toBe(1000);
+    expect(buildConfig(src, { A2A_HUB_PORT: "2000" }).port).toBe(2000);
+    expect(buildConfig(src, { A2A_HUB_PORT: "2000" }, { port: 3000 }).port).toBe(3000);
+    expect(buildConfig(src, { A2A_HUB_DATA: "fromenv" }).dataDir).toBe("fromenv");
+    expect(errorOf(() => buildConfig(src, { A2A_HUB_PORT: "many" })).key).toBe("A2A_HUB_PORT");
+  });
+
+  it("with no file: one echo agent, no tenants, loopback", () => {
+    const cfg = buildConfig(undefined, {});
+    expect(cfg.agents.map((a) => a.id)).toEqual(["echo"]);
+    expect(cfg.tenants).toEqual([]);
+    expect(cfg.host).toBe("127.0.0.1");
+  });
+});
