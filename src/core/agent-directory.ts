@@ -1,5 +1,5 @@
 import type { StoreScope } from "../store/index.js";
-import { invalidParams } from "./a2a-error.js";
+import { A2AError, invalidParams } from "./a2a-error.js";
 import type { CallScope } from "./call-context.js";
 import type { HostedAgent } from "./hosted-agent.js";
 
@@ -36,7 +36,10 @@ export class AgentDirectory {
     }
     const id = call.agentId ?? (requestTenant || this.defaultAgentId);
     const agent = this.byId.get(id);
-    if (!agent) throw invalidParams("tenant", `no agent ${JSON.stringify(id)} is hosted here`);
+    // §3.3.2: an agent the caller may not use is indistinguishable from one that does not exist.
+    if (!agent || (call.mayCall && !call.mayCall(id))) {
+      throw new A2AError("TaskNotFound", `no agent ${JSON.stringify(id)} is hosted here`, { metadata: { agent: id } });
+    }
     return { scope: { tenant: call.tenant, agentId: agent.id }, agent };
   }
 }

@@ -17,6 +17,8 @@ export interface CallScope {
   readonly tenant: string;
   /** The agent the endpoint addresses, when the URL names one; else the request's `tenant` field or the default agent. */
   readonly agentId?: string;
+  /** Whether the caller may use an agent (§7.5); absent means every agent. */
+  readonly mayCall?: (agentId: string) => boolean;
 }
 
 /** Context value carrying the caller's scope; absent means the default tenant. */

@@ -1,3 +1,4 @@
 /** The Connect / gRPC / gRPC-Web binding, served by connect-node. */
 export { connectRoutes } from "./connect-routes.js";
 export { toConnectError } from "./connect-errors.js";
+export { accessInterceptor } from "./access-interceptor.js";
