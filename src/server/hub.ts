@@ -4,6 +4,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { connectRoutes } from "../bindings/connect/index.js";
 import { createJsonRpcHandler, dialectV03 } from "../bindings/jsonrpc/index.js";
+import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { createA2ACore, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
@@ -59,6 +60,8 @@ export const SERVED_INTERFACES: readonly ServedInterface[] = [
   // §3.6.2: the same endpoint speaks the v0.3 dialect to clients that ask for it.
   { protocolBinding: "JSONRPC", path: "/", protocolVersion: "0.3" },
   { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0" },
+  // §11.3: the REST routes at the root, beside JSON-RPC's POST / (no path collides).
+  { protocolBinding: "HTTP+JSON", path: "/", protocolVersion: "1.0" },
 ];
 
 /** The default hosted agent: echo. */
@@ -95,6 +98,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   };
   const hubContext: HubContext = { core, cardFor };
   const jsonRpc = createJsonRpcHandler({ service: core.service, card: (req) => cardFor(req), logger });
+  const rest = createRestHandler({ service: core.service, card: (req) => cardFor(req), logger });
   const routes = options.routes ?? [];
   const fallback: HttpHandler = async (req, res) => {
     try {
@@ -103,6 +107,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
       if (req.method === "POST" && path === "/") return await jsonRpc(req, res);
       if (req.method === "GET" && path === WELL_KNOWN_CARD_PATH) return sendCard(req, res, cardFor(req));
+      if (await rest(req, res)) return;
       sendNotFound(req, res);
     } catch (e) {
       logger.error("HTTP route failed", { error: e instanceof Error ? e.stack : String(e) });

@@ -1,16 +1,21 @@
 /**
- * HTTP plumbing the JSON facades share (JSON-RPC now, REST later): bounded
- * body reading, SSE responses, A2A service parameter negotiation (§3.2.6),
+ * HTTP plumbing the JSON facades (JSON-RPC and REST) share: bounded body
+ * reading, SSE responses and the pull-first event stream, Last-Event-ID,
+ * A2A service parameter negotiation (§3.2.6), the facade call context,
  * ProtoJSON reading/writing and error details.
  */
 export { BodyAbortedError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from "./body-reader.js";
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
+export { answerEventStream, type EventStreamCall } from "./event-stream.js";
+export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { abandonBody, headerValue, isHttp2, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
+export { lastEventId } from "./last-event-id.js";
 export { readProtoJson, writeProtoJson } from "./proto-json.js";
 export {
   EXTENSIONS_HEADER,
   extensionHeaders,
   negotiateExtensions,
+  negotiateServiceParams,
   parseExtensions,
   parseVersion,
   requestedVersion,
@@ -19,5 +24,6 @@ export {
   VERSION_HEADER,
   type A2AVersion,
   type ExtensionNegotiation,
+  type ServiceParamsNegotiation,
 } from "./service-params.js";
 export { SSE_KEEP_ALIVE_MS, SseWriter, type SseEvent, type SseWriterOptions } from "./sse-writer.js";

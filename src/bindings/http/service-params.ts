@@ -22,25 +22,35 @@ export const EXTENSIONS_HEADER = "A2A-Extensions";
  * a patch part ("1.0.1", "0.3.0") is ignored because §3.6 says patch numbers
  * must not be considered. Anything else is VersionNotSupported.
  */
-export function requestedVersion(req: HttpRequest): A2AVersion | undefined {
+export function requestedVersion(req: HttpRequest, supported: readonly A2AVersion[] = SUPPORTED_VERSIONS): A2AVersion | undefined {
   const raw = headerValue(req, VERSION_HEADER) ?? queryValue(queryParams(req), VERSION_HEADER);
-  return parseVersion(raw);
+  return parseVersion(raw, supported);
 }
 
-/** The version named by an A2A-Version value; see `requestedVersion`. */
-export function parseVersion(raw: string | undefined): A2AVersion | undefined {
+/**
+ * The version named by an A2A-Version value; see `requestedVersion`.
+ * `supported` is what the interface at hand speaks (§3.6.2 "not supported
+ * by the interface"): a version outside it is VersionNotSupported.
+ */
+export function parseVersion(raw: string | undefined, supported: readonly A2AVersion[] = SUPPORTED_VERSIONS): A2AVersion | undefined {
   const value = raw?.trim() ?? "";
   if (value === "") return undefined;
-  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(value);
-  if (m) {
-    const major = Number(m[1]);
-    const minor = m[2] === undefined ? undefined : Number(m[2]);
-    if (major === 1 && (minor === undefined || minor === 0)) return "1.0";
-    if (major === 0 && minor === 3) return "0.3";
-  }
-  throw new A2AError("VersionNotSupported", `A2A-Version ${JSON.stringify(value)} is not supported; supported versions: ${SUPPORTED_VERSIONS.join(", ")}`, {
-    metadata: { requestedVersion: value, supportedVersions: SUPPORTED_VERSIONS.join(",") },
+  const version = knownVersion(value);
+  if (version !== undefined && supported.includes(version)) return version;
+  throw new A2AError("VersionNotSupported", `A2A-Version ${JSON.stringify(value)} is not supported; supported versions: ${supported.join(", ")}`, {
+    metadata: { requestedVersion: value, supportedVersions: supported.join(",") },
   });
+}
+
+/** Major.Minor of a version string this server knows at all, ignoring a patch part (§3.6). */
+function knownVersion(value: string): A2AVersion | undefined {
+  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(value);
+  if (!m) return undefined;
+  const major = Number(m[1]);
+  const minor = m[2] === undefined ? undefined : Number(m[2]);
+  if (major === 1 && (minor === undefined || minor === 0)) return "1.0";
+  if (major === 0 && minor === 3) return "0.3";
+  return undefined;
 }
 
 /** The outcome of matching a request's A2A-Extensions against the agent card. */
@@ -88,6 +98,27 @@ export function requireExtensions(n: ExtensionNegotiation): void {
 /** Response headers that echo the activated extensions (§3.2.6). */
 export function extensionHeaders(n: ExtensionNegotiation): Record<string, string> {
   return n.activated.length > 0 ? { [EXTENSIONS_HEADER.toLowerCase()]: n.activated.join(", ") } : {};
+}
+
+/** Both service parameters of one HTTP exchange, settled before any call runs. */
+export interface ServiceParamsNegotiation {
+  /** The A2A-Version the client asked for; undefined when it sent none (the binding's default applies). */
+  readonly version: A2AVersion | undefined;
+  readonly extensions: ExtensionNegotiation;
+  /** Headers every response of the exchange carries (the activated extensions). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * §3.2.6: reads A2A-Version (VersionNotSupported when the interface does
+ * not speak it) and matches A2A-Extensions against the card, the same way
+ * for every HTTP binding. Required extensions are checked per call with
+ * `requireExtensions`, so that the refusal is that call's answer.
+ */
+export function negotiateServiceParams(req: HttpRequest, card: AgentCard, supported: readonly A2AVersion[] = SUPPORTED_VERSIONS): ServiceParamsNegotiation {
+  const version = requestedVersion(req, supported);
+  const extensions = negotiateExtensions(req, card);
+  return { version, extensions, headers: extensionHeaders(extensions) };
 }
 
 function queryValue(params: URLSearchParams, name: string): string | undefined {

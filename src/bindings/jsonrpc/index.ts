@@ -4,6 +4,7 @@
  */
 export { createJsonRpcHandler, DEFAULT_MAX_BATCH_SIZE, type JsonRpcHandler, type JsonRpcHandlerOptions } from "./jsonrpc-handler.js";
 export { checkEnvelope, ENVELOPE_ERRORS, EnvelopeError, type JsonRpcError, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc-envelope.js";
+export { toJsonRpcError } from "./jsonrpc-errors.js";
 export { lookupMethod, methodNames } from "./method-table.js";
 export * as dialectV03 from "./dialect-v03.js";
 export * as dialectV1 from "./dialect-v1.js";

@@ -1,22 +1,21 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
-import { facadeCallContext, stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
+import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
 import {
   abandonBody,
   BodyTooLargeError,
   DEFAULT_MAX_BODY_BYTES,
-  extensionHeaders,
-  headerValue,
-  negotiateExtensions,
+  httpCallContext,
+  lastEventId,
+  negotiateServiceParams,
   readBody,
-  requestedVersion,
-  requestHeaders,
   requireExtensions,
   sendJson,
   type A2AVersion,
   type ExtensionNegotiation,
   type HttpRequest,
   type HttpResponse,
+  type ServiceParamsNegotiation,
 } from "../http/index.js";
 import {
   checkEnvelope,
@@ -84,12 +83,12 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
   /** The call context every facade call gets: same context values connect-node would set. */
   function contextFor(x: Exchange, method: RpcMethod, signal: AbortSignal | undefined): HandlerContext {
-    return facadeCallContext({
-      method: method.rpc,
+    return httpCallContext(x.req, {
+      rpc: method.rpc,
       signal,
       scope: options.scopeFor?.(x.req),
-      params: { version: x.version ?? method.version, extensions: x.extensions.activated },
-      requestHeader: requestHeaders(x.req),
+      version: x.version ?? method.version,
+      extensions: x.extensions.activated,
       protocolName: "jsonrpc",
     });
   }
@@ -183,16 +182,15 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         return;
       }
       // §3.6.2: an unsupported version is refused before the envelope is read, so its id is null.
-      let version: A2AVersion | undefined;
+      let params: ServiceParamsNegotiation;
       try {
-        version = requestedVersion(req);
+        params = negotiateServiceParams(req, options.card(req));
       } catch (e) {
         // A small body usually follows its headers at once: drain it and keep the connection.
         sendJson(res, 200, errorResponse(null, toJsonRpcError(e, logger)), abandonBody(req, res, { keepAlive: true }));
         return;
       }
-      const extensions = negotiateExtensions(req, options.card(req));
-      const x: Exchange = { req, res, version, extensions, headers: extensionHeaders(extensions), abort };
+      const x: Exchange = { req, res, version: params.version, extensions: params.extensions, headers: params.headers, abort };
 
       let body: Buffer;
       try {
@@ -228,14 +226,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 /** `params` as the method readers take it: an absent or null member is "no params". */
 function paramsOf(request: JsonRpcRequest): unknown {
   return request.params === null ? undefined : request.params;
-}
-
-/** SSE resumption point: the Last-Event-ID header (WHATWG HTML §9.2.4) as a sequence number. */
-function lastEventId(req: HttpRequest): number | undefined {
-  const raw = headerValue(req, "last-event-id")?.trim();
-  if (raw === undefined || raw === "") return undefined;
-  // Not a number → NaN, which the service refuses as invalid params.
-  return /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
 }
 
 function envelopeFailure(id: JsonRpcId, kind: "parseError" | "invalidRequest", detail: string): JsonRpcResponse {

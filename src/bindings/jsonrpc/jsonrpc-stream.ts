@@ -1,5 +1,5 @@
 import type { SequencedEvent, Logger } from "../../core/index.js";
-import { SseWriter, sendJson, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { answerEventStream, sendJson, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { errorResponse, resultResponse, type JsonRpcId } from "./jsonrpc-envelope.js";
 import { toJsonRpcError } from "./jsonrpc-errors.js";
 import type { StreamRpcMethod } from "./rpc-method.js";
@@ -23,52 +23,25 @@ export interface StreamCall {
 /**
  * §9.4.2: answers a streaming method with text/event-stream, one JSON-RPC
  * response carrying the request id per event, each with the event's
- * sequence number as its SSE id (so Last-Event-ID can resume it). The first
- * event is pulled before any header is written: an error found before the
- * stream starts (unknown task, invalid params, no streaming capability) is
- * a plain application/json JSON-RPC error. A later error becomes a last
- * event carrying the error. When the client goes away the call's signal is
- * aborted and the iterator returned, so the service stops at once.
+ * sequence number as its SSE id (so Last-Event-ID can resume it). An error
+ * found before the stream starts (unknown task, invalid params, no
+ * streaming capability) is a plain application/json JSON-RPC error; a later
+ * one becomes a last event carrying the error (the shared
+ * `answerEventStream` decides which).
  */
-export async function answerStream(call: StreamCall): Promise<void> {
+export function answerStream(call: StreamCall): Promise<void> {
   const { id, method, logger } = call;
-  let iterator: AsyncIterator<SequencedEvent>;
-  let step: IteratorResult<SequencedEvent>;
-  try {
-    iterator = call.open()[Symbol.asyncIterator]();
-    step = await iterator.next();
-  } catch (e) {
-    if (!call.res.writableEnded && !call.abort.signal.aborted) sendJson(call.res, 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), call.headers);
-    return;
-  }
-  const stop = (): void => {
-    call.abort.abort();
-    iterator.return?.().catch(() => {});
-  };
-  if (call.abort.signal.aborted) {
-    stop();
-    return;
-  }
-  const sse = new SseWriter(call.req, call.res, { keepAliveMs: call.keepAliveMs, headers: call.headers });
-  sse.onClientGone(stop);
-  sse.open();
-  try {
-    while (!step.done) {
-      const { seq, event } = step.value;
-      const written = await sse.send({
-        // seq 0 marks an event that is not in the task's log (a direct Message): nothing to resume from.
-        id: seq > 0 ? seq : undefined,
-        data: JSON.stringify(resultResponse(id, method.encode(event))),
-      });
-      if (!written) break;
-      step = await iterator.next();
-    }
-  } catch (e) {
-    if (!sse.closed) await sse.send({ data: JSON.stringify(errorResponse(id, toJsonRpcError(e, logger, method.name))) });
-  } finally {
-    if (!step.done) await iterator.return?.().catch(() => undefined);
-    sse.close();
-  }
+  return answerEventStream({
+    req: call.req,
+    res: call.res,
+    open: call.open,
+    abort: call.abort,
+    headers: call.headers,
+    keepAliveMs: call.keepAliveMs,
+    encode: (event) => JSON.stringify(resultResponse(id, method.encode(event))),
+    refuse: (e) => sendJson(call.res, 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), call.headers),
+    failure: (e) => ({ data: JSON.stringify(errorResponse(id, toJsonRpcError(e, logger, method.name))) }),
+  });
 }
 
 /**

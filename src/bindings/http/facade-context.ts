@@ -1,0 +1,36 @@
+import type { DescMethod } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@connectrpc/connect";
+import { facadeCallContext, type CallScope } from "../../core/index.js";
+import { requestHeaders, type HttpRequest } from "./http-exchange.js";
+import type { A2AVersion } from "./service-params.js";
+
+/** What a facade settled about one call before it reaches the service. */
+export interface FacadeCall {
+  /** The A2AService RPC the facade translates to. */
+  readonly rpc: DescMethod;
+  /** Aborted when the HTTP client goes away. */
+  readonly signal?: AbortSignal;
+  readonly scope?: CallScope;
+  /** The negotiated A2A-Version (§3.6.2). */
+  readonly version: A2AVersion;
+  /** The extensions the client activated (§3.2.6). */
+  readonly extensions: readonly string[];
+  /** Binding name for logs: "jsonrpc", "rest". */
+  readonly protocolName: string;
+}
+
+/**
+ * The HandlerContext of a facade call: the same context values
+ * connect-node would give the service (scope, service parameters, request
+ * headers), so that every binding reaches one implementation alike.
+ */
+export function httpCallContext(req: HttpRequest, call: FacadeCall): HandlerContext {
+  return facadeCallContext({
+    method: call.rpc,
+    signal: call.signal,
+    scope: call.scope,
+    params: { version: call.version, extensions: call.extensions },
+    requestHeader: requestHeaders(req),
+    protocolName: call.protocolName,
+  });
+}

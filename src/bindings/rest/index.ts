@@ -1,0 +1,11 @@
+/**
+ * The HTTP+JSON/REST binding (§11): route table, query parameters,
+ * google.rpc.Status and RFC 9457 errors, SSE. Mount `createRestHandler`
+ * in the server's fallback; it claims the paths under its base.
+ */
+export { createRestHandler, REST_VERSIONS, type RestHandler, type RestHandlerOptions } from "./rest-handler.js";
+export { A2A_JSON, PROBLEM_JSON, prefersProblemDetails } from "./accept-preference.js";
+export { HTTP_FAILURES, HttpFailure, type HttpFailureKind } from "./http-failure.js";
+export { A2A_ERROR_TYPE_BASE, grpcStatusName, problemBody, statusBody, toRestFailure, type RestFailure } from "./rest-errors.js";
+export { REST_ROUTES, type RestRoute } from "./rest-routes.js";
+export { matchRoute, type RouteMatch } from "./route-match.js";

@@ -1,0 +1,38 @@
+import { A2AError } from "../../core/index.js";
+import { BodyTooLargeError, headerValue, readBody, type HttpRequest } from "../http/index.js";
+import { A2A_JSON } from "./accept-preference.js";
+import { HttpFailure } from "./http-failure.js";
+
+/** Whether a Content-Type names JSON: application/json, application/a2a+json (§11.1) or any other +json type. */
+export function isJsonMediaType(contentType: string): boolean {
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/[^/\s]+\+json$/.test(type);
+}
+
+/**
+ * Reads a POST body as JSON; undefined when there is none (the SDK's
+ * cancel, a bare subscribe), which the route reads as `{}`. A Content-Type
+ * that is not JSON is refused (415) before the body is read; a body over
+ * `limit` is 413; text that is not JSON is InvalidParams. Throws
+ * BodyAbortedError when the client goes away mid-body.
+ */
+export async function readJsonBody(req: HttpRequest, limit: number): Promise<unknown> {
+  const contentType = headerValue(req, "content-type");
+  if (contentType !== undefined && contentType.trim() !== "" && !isJsonMediaType(contentType) && headerValue(req, "content-length") !== "0") {
+    throw new HttpFailure("unsupportedMediaType", `request bodies are ${A2A_JSON} or application/json, not ${contentType}`);
+  }
+  let body: Buffer;
+  try {
+    body = await readBody(req, limit);
+  } catch (e) {
+    if (e instanceof BodyTooLargeError) throw new HttpFailure("contentTooLarge", `${e.message}; send a smaller request`);
+    throw e;
+  }
+  const text = body.toString("utf8").replace(/^\uFEFF/, "");
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new A2AError("InvalidParams", `the request body is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -1,0 +1,141 @@
+import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
+import {
+  answerEventStream,
+  BodyAbortedError,
+  DEFAULT_MAX_BODY_BYTES,
+  httpCallContext,
+  lastEventId,
+  negotiateServiceParams,
+  queryParams,
+  requireExtensions,
+  writeProtoJson,
+  type A2AVersion,
+  type HttpRequest,
+  type HttpResponse,
+} from "../http/index.js";
+import { HttpFailure } from "./http-failure.js";
+import { readJsonBody } from "./request-body.js";
+import { statusBody, toRestFailure } from "./rest-errors.js";
+import { sendFailure, sendResult } from "./rest-response.js";
+import type { RouteInput } from "./rest-routes.js";
+import { matchRoute } from "./route-match.js";
+
+/**
+ * The A2A versions the binding speaks. Its paths are v1.0's (v0.3's REST
+ * binding lived under `/v1/…` with other JSON), so a request without
+ * A2A-Version is read as 1.0 here, and "0.3" is VersionNotSupported
+ * (§3.6.2: not supported by this interface; the card lists HTTP+JSON at 1.0).
+ */
+export const REST_VERSIONS: readonly A2AVersion[] = ["1.0"];
+
+/** How to build an HTTP+JSON endpoint. */
+export interface RestHandlerOptions {
+  /** The one A2A service implementation. */
+  readonly service: A2AServiceApi;
+  /** The agent card this endpoint serves, for extension negotiation (§3.3.4). */
+  readonly card: (req: HttpRequest) => AgentCard;
+  /** The path the routes live under, e.g. "/agents/echo"; default the server root. */
+  readonly basePath?: string;
+  /** The caller's tenant and agent (§13.1); undefined means the default scope. */
+  readonly scopeFor?: (req: HttpRequest) => CallScope | undefined;
+  /** Where unexpected failures are reported; default JSON lines on stderr. */
+  readonly logger?: Logger;
+  /** Largest accepted request body in bytes; default 10 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Idle time before an SSE comment line keeps a stream open; default 15 s. */
+  readonly keepAliveMs?: number;
+}
+
+/**
+ * A node:http / node:http2-compat handler that resolves false when the
+ * path is not under its base (the caller tries something else) and true
+ * once it has answered.
+ */
+export type RestHandler = (req: HttpRequest, res: HttpResponse) => Promise<boolean>;
+
+/**
+ * The HTTP+JSON binding (§11) of the A2A service: the routes of §11.3
+ * (each also under a `/{tenant}` prefix), ProtoJSON bodies and results,
+ * §11.5 query parameters, §11.6 errors and §11.7 SSE streams. Every path
+ * under the base is its own: an unknown one is 404 and a known one with
+ * the wrong method 405, both in the binding's error form.
+ */
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const logger = options.logger ?? stderrLogger;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const base = (options.basePath ?? "").replace(/\/+$/, "");
+
+  return async (req, res) => {
+    const path = pathOf(req.url);
+    const relative = base === "" ? path : path === base ? "/" : path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
+    if (relative === undefined) return false;
+
+    const abort = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    let headers: Readonly<Record<string, string>> = {};
+    let operation: string | undefined;
+    try {
+      const match = matchRoute(req.method ?? "", relative);
+      if (match.kind === "notFound") throw new HttpFailure("notFound", `nothing is served at ${req.method} ${path}`);
+      if (match.kind === "wrongMethod") {
+        const allow = match.allow.join(", ");
+        throw new HttpFailure("methodNotAllowed", `${path} answers ${allow}, not ${req.method}`, { allow });
+      }
+      const route = match.route;
+      operation = route.rpc.name;
+      const params = negotiateServiceParams(req, options.card(req), REST_VERSIONS);
+      headers = params.headers;
+      const input: RouteInput = {
+        fields: match.fields,
+        query: queryParams(req),
+        body: route.source === "body" ? await readJsonBody(req, maxBodyBytes) : undefined,
+      };
+      const ctx = httpCallContext(req, {
+        rpc: route.rpc,
+        signal: abort.signal,
+        scope: options.scopeFor?.(req),
+        version: params.version ?? "1.0",
+        extensions: params.extensions.activated,
+        protocolName: "rest",
+      });
+      if (route.kind === "unary") {
+        requireExtensions(params.extensions);
+        const result = await route.invoke(options.service, input, ctx);
+        if (!abort.signal.aborted) sendResult(res, result, headers);
+        return true;
+      }
+      const streamHeaders = headers;
+      await answerEventStream({
+        req,
+        res,
+        abort,
+        headers: streamHeaders,
+        keepAliveMs: options.keepAliveMs,
+        open: () => {
+          requireExtensions(params.extensions);
+          return route.open(options.service, input, ctx, route.resumable ? lastEventId(req) : undefined);
+        },
+        // §11.7: each event is a bare StreamResponse.
+        encode: (event) => JSON.stringify(writeProtoJson(StreamResponseSchema, event)),
+        refuse: (e) => sendFailure(req, res, toRestFailure(e, logger, operation), streamHeaders),
+        // An `error` event holding the §11.6 body, as SSE clients of this binding read it.
+        failure: (e) => ({ event: "error", data: JSON.stringify(statusBody(toRestFailure(e, logger, operation))) }),
+      });
+    } catch (e) {
+      // A client gone mid-body has no one to answer.
+      if (!(e instanceof BodyAbortedError) && !abort.signal.aborted) sendFailure(req, res, toRestFailure(e, logger, operation), headers);
+    }
+    return true;
+  };
+}
+
+/** The path of a request target, without query or fragment. */
+function pathOf(url: string | undefined): string {
+  const target = url ?? "/";
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+}
