@@ -217,7 +217,7 @@ const PROVOCATIONS: Provocation[] = [
   {
     error: "VersionNotSupported",
     why: "A2A-Version 9.9",
-    // The Connect binding has no A2A-Version interceptor yet (src/bindings/connect).
+    grpc: (h) => h.client("grpc").getTask({ id: completedId }, { headers: { "A2A-Version": "9.9" } }),
     jsonRpc: { method: "GetTask", params: () => ({ id: completedId }), headers: { "A2A-Version": "9.9" } },
     rest: { method: "GET", path: () => `/tasks/${completedId}`, headers: { "A2A-Version": "9.9" } },
   },
@@ -225,7 +225,7 @@ const PROVOCATIONS: Provocation[] = [
     error: "ExtensionSupportRequired",
     why: "a call without the card's required extension",
     hub: () => required,
-    // The Connect binding does not negotiate A2A-Extensions yet (src/bindings/connect).
+    grpc: (h) => h.client("grpc").listTasks({}),
     jsonRpc: { method: "ListTasks", params: () => ({}) },
     rest: { method: "GET", path: () => "/tasks" },
   },

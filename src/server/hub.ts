@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
-import { connectRoutes } from "../bindings/connect/index.js";
+import { connectRoutes, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { createJsonRpcHandler, dialectV03 } from "../bindings/jsonrpc/index.js";
 import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
@@ -115,7 +115,11 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       res.end(JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "internal error" } }));
     }
   };
-  const handler = connectNodeAdapter({ routes: connectRoutes(core.service, logger), fallback: fallback as never });
+  const handler = connectNodeAdapter({
+    routes: connectRoutes(core.service, logger),
+    interceptors: [serviceParamsInterceptor(logger)],
+    fallback: fallback as never,
+  });
   const server = createOnePortServer(handler);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {

@@ -1,13 +1,13 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { TaskState, type CancelTaskRequest, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
-import { scopeOf } from "../call-context.js";
+import { resolveCall } from "../resolve-call.js";
 import type { CoreDeps } from "../core-deps.js";
 import { isTerminal, stateName } from "../task-state.js";
 
 /** §3.1.5: a working or interrupted task ends CANCELED; §3.3.1: canceling it again returns it. */
 export async function cancelTask(deps: CoreDeps, ctx: HandlerContext, req: CancelTaskRequest): Promise<Task> {
-  const { scope } = deps.agents.resolve(scopeOf(ctx), req.tenant);
+  const { scope } = resolveCall(deps, ctx, req.tenant);
   if (!req.id) throw invalidParams("id", "is required");
   const head = deps.store.getHead(scope, req.id);
   if (!head) throw taskNotFound(req.id);

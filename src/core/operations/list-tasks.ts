@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ListTasksResponseSchema, TaskState, type ListTasksRequest, type ListTasksResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import { invalidParams } from "../a2a-error.js";
-import { scopeOf } from "../call-context.js";
+import { resolveCall } from "../resolve-call.js";
 import type { CoreDeps } from "../core-deps.js";
 import { decodePageToken, encodePageToken, queryFingerprint } from "../page-token.js";
 import { checkHistoryLength } from "../validate.js";
@@ -16,7 +16,7 @@ export const PAGE_SIZE = { min: 1, max: 100, default: 50 } as const;
  * Artifacts are omitted unless asked for; totalSize counts every match.
  */
 export async function listTasks(deps: CoreDeps, ctx: HandlerContext, req: ListTasksRequest): Promise<ListTasksResponse> {
-  const { scope } = deps.agents.resolve(scopeOf(ctx), req.tenant);
+  const { scope } = resolveCall(deps, ctx, req.tenant);
   const pageSize = req.pageSize ?? PAGE_SIZE.default;
   if (pageSize < PAGE_SIZE.min || pageSize > PAGE_SIZE.max) {
     throw invalidParams("pageSize", `must be between ${PAGE_SIZE.min} and ${PAGE_SIZE.max}, got ${pageSize}`);

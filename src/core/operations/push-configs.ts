@@ -12,7 +12,8 @@ import {
   type TaskPushNotificationConfig,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
-import { scopeOf, serviceParamsKey } from "../call-context.js";
+import { serviceParamsKey } from "../call-context.js";
+import { resolveCall } from "../resolve-call.js";
 import { requirePush } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 
@@ -45,7 +46,7 @@ export async function checkPushUrl(deps: CoreDeps, config: TaskPushNotificationC
 }
 
 function locate(deps: CoreDeps, ctx: HandlerContext, tenant: string, taskId: string, field: string) {
-  const { scope, agent } = deps.agents.resolve(scopeOf(ctx), tenant);
+  const { scope, agent } = resolveCall(deps, ctx, tenant);
   requirePush(agent);
   if (!taskId) throw invalidParams(field, "is required");
   if (!deps.store.getHead(scope, taskId)) throw taskNotFound(taskId);

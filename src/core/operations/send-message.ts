@@ -11,7 +11,8 @@ import {
 import type { StoreScope } from "../../store/index.js";
 import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
-import { scopeOf, serviceParamsKey } from "../call-context.js";
+import { serviceParamsKey } from "../call-context.js";
+import { resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 import type { HostedAgent } from "../hosted-agent.js";
@@ -38,7 +39,7 @@ interface PreparedSend {
 
 /** §3.1.1 inputs, §5.7 validation and §3.4 id rules, shared by both send operations. */
 function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): PreparedSend {
-  const { scope, agent } = deps.agents.resolve(scopeOf(ctx), req.tenant);
+  const { scope, agent } = resolveCall(deps, ctx, req.tenant);
   const message = validateClientMessage(req.message, agent.card.defaultInputModes);
   const config = req.configuration;
   checkHistoryLength("configuration.historyLength", config?.historyLength);

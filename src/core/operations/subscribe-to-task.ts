@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { StreamResponseSchema, type SubscribeToTaskRequest } from "../../../gen/a2a/v1/a2a_pb.js";
 import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
-import { scopeOf } from "../call-context.js";
+import { resolveCall } from "../resolve-call.js";
 import { requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 import { isSettled, isTerminal, stateName } from "../task-state.js";
@@ -16,7 +16,7 @@ import { follow, listen } from "../task-stream.js";
  * gets exactly what it missed, then the live tail.
  */
 export async function* subscribeToTask(deps: CoreDeps, ctx: HandlerContext, req: SubscribeToTaskRequest, afterSeq?: number): AsyncGenerator<SequencedEvent> {
-  const { scope, agent } = deps.agents.resolve(scopeOf(ctx), req.tenant);
+  const { scope, agent } = resolveCall(deps, ctx, req.tenant);
   requireStreaming(agent);
   if (!req.id) throw invalidParams("id", "is required");
   if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) throw invalidParams("Last-Event-ID", "must be an event sequence number");

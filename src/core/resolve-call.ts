@@ -1,0 +1,23 @@
+import type { HandlerContext } from "@connectrpc/connect";
+import type { StoreScope } from "../store/index.js";
+import { A2AError } from "./a2a-error.js";
+import { scopeOf, serviceParamsKey } from "./call-context.js";
+import type { CoreDeps } from "./core-deps.js";
+import type { HostedAgent } from "./hosted-agent.js";
+
+/**
+ * The agent and store scope of a call, after the checks every operation
+ * shares: the caller may use the agent (§7.5), and has activated every
+ * extension the agent marks required (§3.3.4, ExtensionSupportRequired).
+ */
+export function resolveCall(deps: CoreDeps, ctx: HandlerContext, requestTenant: string): { scope: StoreScope; agent: HostedAgent } {
+  const resolved = deps.agents.resolve(scopeOf(ctx), requestTenant);
+  const activated = ctx.values.get(serviceParamsKey).extensions;
+  const missing = (resolved.agent.card.capabilities?.extensions ?? []).filter((e) => e.required && !activated.includes(e.uri)).map((e) => e.uri);
+  if (missing.length > 0) {
+    throw new A2AError("ExtensionSupportRequired", `this agent requires the extension(s) ${missing.join(", ")}; activate them with A2A-Extensions`, {
+      metadata: { extensions: missing.join(",") },
+    });
+  }
+  return resolved;
+}
