@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema, AgentInterfaceSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import { AgentCardSchema, AgentInterfaceSchema, SecurityRequirementSchema, SecuritySchemeSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import type { HostedAgent } from "../core/index.js";
 
 /** A binding the server serves, as §4.4.6 names it in supportedInterfaces. */
@@ -9,21 +9,37 @@ export interface ServedInterface {
   /** Path under the base URL where the binding answers. */
   readonly path: string;
   readonly protocolVersion: string;
+  /** §8.3.2: the `tenant` clients put in requests to this interface (gRPC, where the URL cannot name the agent). */
+  readonly tenant?: string;
+}
+
+/** Options of a public card. */
+export interface CardOptions {
+  /** §7, §13.1: callers authenticate with a bearer token; the card says so. */
+  readonly bearerAuth?: boolean;
 }
 
 /**
  * §8.3.1: the agent's public card, listing every binding the server serves
  * with absolute URLs (§4.4.6) under `baseUrl`.
  */
-export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: readonly ServedInterface[]): AgentCard {
+export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: readonly ServedInterface[], options: CardOptions = {}): AgentCard {
   const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
+  const security = options.bearerAuth
+    ? {
+        securitySchemes: { bearer: create(SecuritySchemeSchema, { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer", description: "A tenant's bearer token" } } }) },
+        securityRequirements: [create(SecurityRequirementSchema, { schemes: { bearer: { list: [] } } })],
+      }
+    : {};
   return create(AgentCardSchema, {
     ...agent.card,
+    ...security,
     supportedInterfaces: interfaces.map((i) =>
       create(AgentInterfaceSchema, {
         url: new URL(i.path.replace(/^\//, ""), base).toString(),
         protocolBinding: i.protocolBinding,
         protocolVersion: i.protocolVersion,
+        tenant: i.tenant ?? "",
       }),
     ),
   });

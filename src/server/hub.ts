@@ -2,14 +2,16 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
-import { connectRoutes, serviceParamsInterceptor } from "../bindings/connect/index.js";
-import { createJsonRpcHandler, dialectV03 } from "../bindings/jsonrpc/index.js";
-import { createRestHandler } from "../bindings/rest/index.js";
-import { publicCard, type ServedInterface } from "../cards/index.js";
+import { AccessGuard, type AccessPolicy } from "../auth/index.js";
+import { accessInterceptor, connectRoutes, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { dialectV03 } from "../bindings/jsonrpc/index.js";
+import type { ServedInterface } from "../cards/index.js";
+import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
-import { requestBaseUrl, sendCard, sendNotFound, WELL_KNOWN_CARD_PATH, type HttpHandler, type HttpRequest, type HttpResponse } from "./http-routes.js";
+import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
+import type { HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
 
 /** How to start a hub. */
@@ -28,6 +30,8 @@ export interface HubOptions {
   readonly limits?: Partial<CoreLimits>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
   readonly push?: AddressPolicyOptions & { readonly retry?: RetryPolicy; readonly timeoutMs?: number };
+  /** Tenants, their tokens, which agents they may call, rate limits; default: no authentication, one open tenant. */
+  readonly access?: AccessPolicy;
   /** How long a graceful stop lets requests in flight finish (ms). */
   readonly shutdownGraceMs?: number;
   /**
@@ -40,8 +44,8 @@ export interface HubOptions {
 /** What HTTP routes of the hub can reach. */
 export interface HubContext {
   readonly core: A2ACore;
-  /** The public card of an agent, with URLs as the request reached us. */
-  cardFor(req: HttpRequest, agentId?: string): ReturnType<typeof publicCard>;
+  /** The public card of an agent (default: the default agent), with URLs as the request reached us. */
+  cardFor(req: HttpRequest, agentId?: string): AgentCard;
 }
 
 /** A running hub. */
@@ -54,15 +58,8 @@ export interface Hub extends HubContext {
   close(): Promise<void>;
 }
 
-/** The bindings every agent card lists (§8.3.1); all answer on the one port. */
-export const SERVED_INTERFACES: readonly ServedInterface[] = [
-  { protocolBinding: "JSONRPC", path: "/", protocolVersion: "1.0" },
-  // §3.6.2: the same endpoint speaks the v0.3 dialect to clients that ask for it.
-  { protocolBinding: "JSONRPC", path: "/", protocolVersion: "0.3" },
-  { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0" },
-  // §11.3: the REST routes at the root, beside JSON-RPC's POST / (no path collides).
-  { protocolBinding: "HTTP+JSON", path: "/", protocolVersion: "1.0" },
-];
+/** The bindings the root card lists (§8.3.1); all answer on the one port. */
+export const SERVED_INTERFACES: readonly ServedInterface[] = ROOT_INTERFACES;
 
 /** The default hosted agent: echo. */
 export function defaultAgents(): HostedAgent[] {
@@ -92,23 +89,15 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     encoders: { "0.3": (event) => dialectV03.v1ToV03StreamResult(event) },
   });
   push.start();
-  const cardFor = (req: HttpRequest, agentId?: string) => {
-    const agent = core.agents.get(agentId ?? core.agents.defaultAgentId)!;
-    return publicCard(agent, requestBaseUrl(req, options.publicBaseUrl), SERVED_INTERFACES);
-  };
+  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
+  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl });
+  const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
-  const jsonRpc = createJsonRpcHandler({ service: core.service, card: (req) => cardFor(req), logger });
-  const rest = createRestHandler({ service: core.service, card: (req) => cardFor(req), logger });
   const routes = options.routes ?? [];
   const fallback: HttpHandler = async (req, res) => {
     try {
       for (const route of routes) if (await route(req, res, hubContext)) return;
-      const path = (req.url ?? "/").split("?")[0];
-      // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
-      if (req.method === "POST" && path === "/") return await jsonRpc(req, res);
-      if (req.method === "GET" && path === WELL_KNOWN_CARD_PATH) return sendCard(req, res, cardFor(req));
-      if (await rest(req, res)) return;
-      sendNotFound(req, res);
+      await router.handle(req, res);
     } catch (e) {
       logger.error("HTTP route failed", { error: e instanceof Error ? e.stack : String(e) });
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -117,7 +106,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   };
   const handler = connectNodeAdapter({
     routes: connectRoutes(core.service, logger),
-    interceptors: [serviceParamsInterceptor(logger)],
+    // Authentication first (§7.4): nothing reaches the service without a tenant.
+    interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
     fallback: fallback as never,
   });
   const server = createOnePortServer(handler);

@@ -2,7 +2,7 @@
  * The JSON-RPC 2.0 binding (§9): envelope, method table, v1.0 and v0.3
  * dialects, SSE streams. Mount `createJsonRpcHandler` on `POST /`.
  */
-export { createJsonRpcHandler, DEFAULT_MAX_BATCH_SIZE, type JsonRpcHandler, type JsonRpcHandlerOptions } from "./jsonrpc-handler.js";
+export { createJsonRpcHandler, DEFAULT_MAX_BATCH_SIZE, type JsonRpcHandler, type JsonRpcHandlerOptions, type JsonRpcRefusal } from "./jsonrpc-handler.js";
 export { checkEnvelope, ENVELOPE_ERRORS, EnvelopeError, type JsonRpcError, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc-envelope.js";
 export { toJsonRpcError } from "./jsonrpc-errors.js";
 export { lookupMethod, methodNames } from "./method-table.js";

@@ -45,12 +45,26 @@ export interface JsonRpcHandlerOptions {
   readonly maxBodyBytes?: number;
   /** The caller's tenant and agent (§13.1); undefined means the default scope. */
   readonly scopeFor?: (req: HttpRequest) => CallScope | undefined;
+  /**
+   * Refuses a request before any method runs (authentication, rate limits):
+   * the answer keeps the JSON-RPC envelope, with each request's id echoed,
+   * under the refusal's HTTP status and headers.
+   */
+  readonly admit?: (req: HttpRequest) => JsonRpcRefusal | undefined;
   /** Where unexpected failures are reported; default JSON lines on stderr. */
   readonly logger?: Logger;
   /** Idle time before an SSE comment line keeps a stream open; default 15 s. */
   readonly keepAliveMs?: number;
   /** Largest accepted batch; default 100. */
   readonly maxBatchSize?: number;
+}
+
+/** Why a request is refused before it runs, and how to say it. */
+export interface JsonRpcRefusal {
+  readonly httpStatus: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly code: number;
+  readonly message: string;
 }
 
 /** A node:http / node:http2-compat request handler. */
@@ -212,6 +226,13 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         reply(x, envelopeFailure(null, "parseError", e instanceof Error ? e.message : String(e)));
         return;
       }
+      const refusal = options.admit?.(req);
+      if (refusal) {
+        const refuse = (v: unknown): JsonRpcResponse => errorResponse(idOf(v), { code: refusal.code, message: refusal.message });
+        const answer = Array.isArray(value) ? value.map(refuse) : refuse(value);
+        sendJson(res, refusal.httpStatus, answer, { ...x.headers, ...refusal.headers });
+        return;
+      }
       if (Array.isArray(value)) await answerBatch(x, value);
       else await answerSingle(x, value);
     } catch (e) {
@@ -232,3 +253,9 @@ function envelopeFailure(id: JsonRpcId, kind: "parseError" | "invalidRequest", d
   return errorResponse(id, new EnvelopeError(kind, detail).toJsonRpc());
 }
 
+
+/** The id of a request-shaped value, when it has a valid one (JSON-RPC 2.0 §4: string, number or null). */
+function idOf(value: unknown): JsonRpcId {
+  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}

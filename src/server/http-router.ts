@@ -1,0 +1,178 @@
+import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import type { AccessDecision, AccessGuard } from "../auth/index.js";
+import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
+import { createRestHandler } from "../bindings/rest/index.js";
+import { publicCard, type ServedInterface } from "../cards/index.js";
+import type { A2ACore, CallScope, Logger } from "../core/index.js";
+import { requestBaseUrl, sendCard, WELL_KNOWN_CARD_PATH } from "./http-routes.js";
+
+/** Where each agent's own endpoints live (as arbiter serves them). */
+export const AGENT_BASE = "/v1/a2a/agents/";
+const AGENT_PATH = /^\/v1\/a2a\/agents\/([^/]+)(\/.*)?$/;
+
+/** The bindings the root endpoints serve (§8.3.1); all answer on the one port. */
+export const ROOT_INTERFACES: readonly ServedInterface[] = [
+  { protocolBinding: "JSONRPC", path: "/", protocolVersion: "1.0" },
+  // §3.6.2: the same endpoint speaks the v0.3 dialect to clients that ask for it.
+  { protocolBinding: "JSONRPC", path: "/", protocolVersion: "0.3" },
+  { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0" },
+  // §11.3: the REST routes at the root, beside JSON-RPC's POST / (no path collides).
+  { protocolBinding: "HTTP+JSON", path: "/", protocolVersion: "1.0" },
+];
+
+/** An agent's own interfaces: its path for the HTTP bindings, its id as the gRPC `tenant` (§8.3.2). */
+export function agentInterfaces(agentId: string): ServedInterface[] {
+  const path = `${AGENT_BASE}${encodeURIComponent(agentId)}`;
+  return [
+    { protocolBinding: "JSONRPC", path, protocolVersion: "1.0" },
+    { protocolBinding: "JSONRPC", path, protocolVersion: "0.3" },
+    { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0", tenant: agentId },
+    { protocolBinding: "HTTP+JSON", path, protocolVersion: "1.0" },
+  ];
+}
+
+/** What the router needs. */
+export interface HttpRouterOptions {
+  readonly core: A2ACore;
+  readonly guard: AccessGuard;
+  readonly logger: Logger;
+  readonly publicBaseUrl?: string;
+}
+
+/** What a request was found to be, kept for the facades' scope and admission hooks. */
+interface Admission {
+  readonly decision: AccessDecision;
+  readonly scope: CallScope;
+  readonly agentId?: string;
+}
+
+const WWW_AUTHENTICATE = { "www-authenticate": 'Bearer realm="a2a-hub"' };
+
+/**
+ * Routes the HTTP requests that are not Connect RPCs: the well-known card,
+ * each agent's card, JSON-RPC and REST at the root and under each agent's
+ * base path. The one AccessGuard decides every request before a facade
+ * sees it (§7.4, §13.1).
+ */
+export interface HttpRouter {
+  handle(req: HttpRequest, res: HttpResponse): Promise<void>;
+  /** The public card of an agent (the default one at the root), with URLs as the request reached us. */
+  cardFor(req: HttpRequest, agentId?: string): AgentCard;
+}
+
+export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
+  const { core, guard, logger } = options;
+  const admissions = new WeakMap<HttpRequest, Admission>();
+  const bearerAuth = guard.authRequired;
+
+  const agentCard = (req: HttpRequest, agentId: string): AgentCard | undefined => {
+    const agent = core.agents.get(agentId);
+    return agent && publicCard(agent, requestBaseUrl(req, options.publicBaseUrl), agentInterfaces(agentId), { bearerAuth });
+  };
+  const rootCard = (req: HttpRequest): AgentCard =>
+    publicCard(core.agents.get(core.agents.defaultAgentId)!, requestBaseUrl(req, options.publicBaseUrl), ROOT_INTERFACES, { bearerAuth });
+  /** The card a facade negotiates extensions against: the addressed agent's, else the default one. */
+  const cardOf = (req: HttpRequest): AgentCard => {
+    const id = admissions.get(req)?.agentId;
+    return (id !== undefined && agentCard(req, id)) || rootCard(req);
+  };
+
+  const refusal = (req: HttpRequest): JsonRpcRefusal | undefined => {
+    const d = admissions.get(req)?.decision;
+    if (!d || d.ok || d.why === "unknown-agent") return undefined;
+    if (d.why === "unauthenticated") return { httpStatus: 401, headers: WWW_AUTHENTICATE, code: -32000, message: "a valid bearer token is required" };
+    return { httpStatus: 429, headers: { "retry-after": String(d.retryAfterS) }, code: -32000, message: `rate limit exceeded; retry after ${d.retryAfterS} s` };
+  };
+  const jsonRpc = createJsonRpcHandler({ service: core.service, card: cardOf, scopeFor: (req) => admissions.get(req)?.scope, admit: refusal, logger });
+  const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor: (req) => admissions.get(req)?.scope, logger });
+
+  const admit = (req: HttpRequest, agentId: string | undefined): Admission => {
+    const decision = guard.check(req.headers.authorization, agentId);
+    const tenant = decision.ok ? decision.tenant : "";
+    // A refused agent reaches core as one the caller may not use: TaskNotFound on every binding.
+    const scope: CallScope = decision.ok
+      ? { tenant, agentId, mayCall: (id) => guard.mayCall(tenant, id) }
+      : { tenant, agentId, mayCall: () => false };
+    const a = { decision, scope, agentId };
+    admissions.set(req, a);
+    return a;
+  };
+
+  /** 401 or 429 in the google.rpc.Status form of §11.6; true when the request was refused. */
+  const refuseHttp = (res: HttpResponse, d: AccessDecision): boolean => {
+    if (d.ok || d.why === "unknown-agent") return false;
+    if (d.why === "unauthenticated") {
+      sendJson(res, 401, { error: { code: 401, status: "UNAUTHENTICATED", message: "a valid bearer token is required" } }, WWW_AUTHENTICATE);
+    } else {
+      sendJson(res, 429, { error: { code: 429, status: "RESOURCE_EXHAUSTED", message: `rate limit exceeded; retry after ${d.retryAfterS} s` } }, { "retry-after": String(d.retryAfterS) });
+    }
+    return true;
+  };
+
+  const notFound = (req: HttpRequest, res: HttpResponse): void =>
+    sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
+
+  const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
+  const handle = async (req: HttpRequest, res: HttpResponse): Promise<void> => {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+
+    if (path === WELL_KNOWN_CARD_PATH && req.method === "GET") {
+      // §8.2; with several agents, arbiter's minimal stub: it names no agent.
+      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req));
+      return sendJson(res, 200, discoveryStub(req, options.publicBaseUrl, bearerAuth), { "cache-control": "public, max-age=300" });
+    }
+
+    const m = AGENT_PATH.exec(path);
+    if (m) {
+      let agentId: string;
+      try {
+        agentId = decodeURIComponent(m[1]!);
+      } catch {
+        return notFound(req, res);
+      }
+      const rest_ = m[2] ?? "";
+      const a = admit(req, agentId);
+      if (rest_ === "" || rest_ === "/") {
+        if (req.method === "POST") return jsonRpc(req, res);
+      }
+      if (refuseHttp(res, a.decision)) return;
+      if (rest_ === "/agent-card.json" && req.method === "GET") {
+        const card = a.decision.ok ? agentCard(req, agentId) : undefined;
+        return card ? sendCard(req, res, card) : notFound(req, res);
+      }
+      // The REST routes of §11.3 under the agent's base path.
+      (req as { url: string }).url = (rest_ || "/") + (q < 0 ? "" : url.slice(q));
+      if (await rest(req, res)) return;
+      return notFound(req, res);
+    }
+
+    const a = admit(req, undefined);
+    // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
+    if (req.method === "POST" && path === "/") return jsonRpc(req, res);
+    if (refuseHttp(res, a.decision)) return;
+    if (await rest(req, res)) return;
+    notFound(req, res);
+  };
+  return { handle, cardFor };
+}
+
+/** The unauthenticated discovery document of a hub with several agents. */
+function discoveryStub(req: HttpRequest, configured: string | undefined, bearerAuth: boolean): unknown {
+  const base = requestBaseUrl(req, configured);
+  const template = `${base.replace(/\/$/, "")}${AGENT_BASE}{agentId}/agent-card.json`;
+  return {
+    name: "a2a-hub",
+    description: `This server hosts several A2A agents. ${bearerAuth ? "Authenticate with 'Authorization: Bearer <token>' and fetch" : "Fetch"} an agent's card at ${template}.`,
+    agentCardUrlTemplate: template,
+    // §4.5: the same bearer scheme every agent card declares.
+    ...(bearerAuth
+      ? {
+          securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "A tenant's bearer token" } } },
+          securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+        }
+      : {}),
+  };
+}
