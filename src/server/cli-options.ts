@@ -1,38 +1,22 @@
 import { parseArgs } from "node:util";
-
-/** What `npm start -- ...` accepts. */
-export interface CliOptions {
-  readonly port: number;
-  readonly host: string;
-  readonly dataDir: string;
-  readonly publicBaseUrl?: string;
-  /** Push delivery settings; see README "Push notifications". */
-  readonly push: {
-    readonly allowPrivateNetworks: boolean;
-    readonly allowCidrs: string[];
-    readonly retry?: { baseMs: number; capMs: number; attempts: number };
-    readonly timeoutMs?: number;
-  };
-}
-
-function positiveInt(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n <= 0) throw new Error(`${name}: expected a positive whole number, got ${JSON.stringify(text)}`);
-  return n;
-}
+import { buildConfig, ConfigError, readConfigFile, type HubConfig } from "./config/index.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
+/** What `npm start -- ...` asks for: serve with a configuration, or print a new token and its hash. */
+export type CliCommand = { readonly command: "serve"; readonly config: HubConfig } | { readonly command: "hash-token" };
+
 /**
- * Reads `--port <n>` (0 = any free port), `--data <dir>`, `--host <addr>`,
- * `--public-url <url>`, with A2A_HUB_PORT / A2A_HUB_DATA / A2A_HUB_HOST /
- * A2A_HUB_PUBLIC_URL as fallbacks. Throws a message naming the bad option.
+ * Reads `[hash-token] [--config file] [--port n] [--data dir] [--host addr]
+ * [--public-url url] [--insecure] [--push-allow-private] [--push-allow-cidr c]`.
+ * Flags win over A2A_HUB_* variables, which win over the file. Throws a
+ * ConfigError naming the bad option.
  */
-export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
-  const { values } = parseArgs({
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
+  const { values, positionals } = parseArgs({
     args: [...argv],
     options: {
+      config: { type: "string" },
       port: { type: "string" },
       data: { type: "string" },
       host: { type: "string" },
@@ -41,28 +25,30 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv 
       "push-allow-private": { type: "boolean" },
       "push-allow-cidr": { type: "string", multiple: true },
     },
+    allowPositionals: true,
     strict: true,
   });
-  const portText = values.port ?? env.A2A_HUB_PORT ?? "41241";
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new Error(`--port: expected 0..65535, got ${JSON.stringify(portText)}`);
-  const host = values.host ?? env.A2A_HUB_HOST ?? "127.0.0.1";
-  if (!LOOPBACK.has(host) && !values.insecure) {
-    throw new Error(`--host: refusing to bind ${host}, which is not loopback, without --insecure (there is no authentication yet)`);
+  if (positionals[0] === "hash-token") return { command: "hash-token" };
+  if (positionals.length > 0 && positionals[0] !== "serve") throw new ConfigError("command", `unknown command ${positionals[0]} (expected serve or hash-token)`);
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) throw new ConfigError("--port", `expected 0..65535, got ${JSON.stringify(values.port)}`);
   }
-  const publicBaseUrl = values["public-url"] ?? env.A2A_HUB_PUBLIC_URL;
-  if (publicBaseUrl !== undefined && !/^https?:\/\//.test(publicBaseUrl)) throw new Error(`--public-url: expected an http(s) URL, got ${publicBaseUrl}`);
-  const allowCidrs = [...(values["push-allow-cidr"] ?? []), ...(env.A2A_HUB_PUSH_ALLOW_CIDRS ?? "").split(",")]
-    .map((c) => c.trim())
-    .filter((c) => c !== "");
-  const baseMs = positiveInt("A2A_HUB_PUSH_RETRY_BASE_MS", env.A2A_HUB_PUSH_RETRY_BASE_MS);
-  const attempts = positiveInt("A2A_HUB_PUSH_ATTEMPTS", env.A2A_HUB_PUSH_ATTEMPTS);
-  const capMs = positiveInt("A2A_HUB_PUSH_RETRY_CAP_MS", env.A2A_HUB_PUSH_RETRY_CAP_MS);
-  const push = {
-    allowPrivateNetworks: values["push-allow-private"] === true || env.A2A_HUB_PUSH_ALLOW_PRIVATE === "1",
-    allowCidrs,
-    retry: baseMs || attempts || capMs ? { baseMs: baseMs ?? 1_000, capMs: capMs ?? 30_000, attempts: attempts ?? 7 } : undefined,
-    timeoutMs: positiveInt("A2A_HUB_PUSH_TIMEOUT_MS", env.A2A_HUB_PUSH_TIMEOUT_MS),
-  };
-  return { port, host, dataDir: values.data ?? env.A2A_HUB_DATA ?? "data", publicBaseUrl, push };
+  const file = values.config ?? env.A2A_HUB_CONFIG;
+  const config = buildConfig(file ? readConfigFile(file) : undefined, env, {
+    port,
+    host: values.host,
+    dataDir: values.data,
+    publicUrl: values["public-url"],
+    insecure: values.insecure,
+    pushAllowPrivate: values["push-allow-private"],
+    pushAllowCidrs: values["push-allow-cidr"],
+  });
+  // Without authentication and TLS, only this machine may talk to the hub unless the operator insists.
+  if (!LOOPBACK.has(config.host) && !config.insecure) {
+    throw new ConfigError("--host", `refusing to bind ${config.host}, which is not loopback, without --insecure`);
+  }
+  return { command: "serve", config };
 }
+

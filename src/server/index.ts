@@ -1,5 +1,8 @@
 /** The server: one port for every binding, and its lifecycle. */
 export { defaultAgents, SERVED_INTERFACES, startHub, type Hub, type HubContext, type HubOptions } from "./hub.js";
-export { parseCliOptions, type CliOptions } from "./cli-options.js";
+export { parseCli, type CliCommand } from "./cli-options.js";
+export { AGENT_FACTORIES, hubOptionsFromConfig, type AgentFactory } from "./hub-from-config.js";
+export { buildConfig, ConfigError, readConfigFile, type HubConfig } from "./config/index.js";
+export { createHttpRouter, AGENT_BASE, agentInterfaces, ROOT_INTERFACES } from "./http-router.js";
 export { createOnePortServer, type OnePortServer } from "./one-port.js";
 export { requestBaseUrl, WELL_KNOWN_CARD_PATH, type HttpHandler, type HttpRequest, type HttpResponse } from "./http-routes.js";
