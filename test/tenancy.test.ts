@@ -168,3 +168,23 @@ describe("rate limits", () => {
     expect((err as ConnectError).code).toBe(Code.ResourceExhausted);
   });
 });
+
+describe("@a2a-js/sdk with a bearer token, from a per-agent card", () => {
+  it("sends a message to the agent it was pointed at", async () => {
+    const { ClientFactory, JsonRpcTransportFactory, DefaultAgentCardResolver } = await import("@a2a-js/sdk/client");
+    const authed: typeof fetch = (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${TOKENS.t1}` } });
+    const client = await new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl: authed })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: authed }),
+    }).createFromUrl(new URL("v1/a2a/agents/private/", t.url).href, "agent-card.json");
+    const result: any = await client.sendMessage({
+      tenant: "",
+      message: { messageId: "sdk-1", contextId: "", taskId: "", role: 1, parts: [{ content: { $case: "text", value: "hi" }, metadata: undefined, filename: "", mediaType: "" }], metadata: undefined, extensions: [], referenceTaskIds: [] },
+      configuration: undefined,
+      metadata: undefined,
+    } as never);
+    expect(result.status.state).toBe(3);
+    // The task lives with (t1, private): tenant t2 cannot see it even on an agent it may call.
+    expect(await CLIENT_FACTORIES.jsonrpc(t.url, "alpha", TOKENS.t2).get(result.id)).toBe("not-found");
+  });
+});
