@@ -88,3 +88,22 @@ rateLimit: { burst: 5, perSecond: 1 }
     expect(cfg.host).toBe("127.0.0.1");
   });
 });
+
+describe("command line", () => {
+  it("refuses a non-loopback address unless --insecure", async () => {
+    const { parseCli } = await import("../src/server/index.js");
+    expect(() => parseCli(["--host", "0.0.0.0"], {})).toThrow(/--host: refusing to bind 0\.0\.0\.0/);
+    const ok = parseCli(["--host", "0.0.0.0", "--insecure"], {});
+    expect(ok.command === "serve" && ok.config.host).toBe("0.0.0.0");
+  });
+
+  it("`hash-token` prints a new token and the SHA-256 the config stores", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/main.ts", "hash-token"], { cwd: join(import.meta.dirname, "..") });
+    const token = /^token:\s+(\S+)$/m.exec(stdout)![1]!;
+    const hash = /^sha256:\s+([0-9a-f]{64})$/m.exec(stdout)![1]!;
+    expect(hashToken(token)).toBe(hash);
+    expect(token.length).toBeGreaterThanOrEqual(43);
+  });
+});
