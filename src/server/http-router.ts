@@ -38,6 +38,8 @@ export interface HttpRouterOptions {
   readonly guard: AccessGuard;
   readonly logger: Logger;
   readonly publicBaseUrl?: string;
+  /** Largest JSON-RPC or REST request body (bytes); default 10 MiB. */
+  readonly maxBodyBytes?: number;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -84,8 +86,10 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     if (d.why === "unauthenticated") return { httpStatus: 401, headers: WWW_AUTHENTICATE, code: -32000, message: "a valid bearer token is required" };
     return { httpStatus: 429, headers: { "retry-after": String(d.retryAfterS) }, code: -32000, message: `rate limit exceeded; retry after ${d.retryAfterS} s` };
   };
-  const jsonRpc = createJsonRpcHandler({ service: core.service, card: cardOf, scopeFor: (req) => admissions.get(req)?.scope, admit: refusal, logger });
-  const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor: (req) => admissions.get(req)?.scope, logger });
+  const scopeFor = (req: HttpRequest): CallScope | undefined => admissions.get(req)?.scope;
+  const { maxBodyBytes } = options;
+  const jsonRpc = createJsonRpcHandler({ service: core.service, card: cardOf, scopeFor, admit: refusal, logger, maxBodyBytes });
+  const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor, logger, maxBodyBytes });
 
   const admit = (req: HttpRequest, agentId: string | undefined): Admission => {
     const decision = guard.check(req.headers.authorization, agentId);

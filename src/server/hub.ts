@@ -32,6 +32,8 @@ export interface HubOptions {
   readonly push?: AddressPolicyOptions & { readonly retry?: RetryPolicy; readonly timeoutMs?: number };
   /** Tenants, their tokens, which agents they may call, rate limits; default: no authentication, one open tenant. */
   readonly access?: AccessPolicy;
+  /** Largest JSON-RPC or REST request body (bytes); default 10 MiB. */
+  readonly maxBodyBytes?: number;
   /** How long a graceful stop lets requests in flight finish (ms). */
   readonly shutdownGraceMs?: number;
   /**
@@ -90,7 +92,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   push.start();
   const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
-  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl });
+  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, maxBodyBytes: options.maxBodyBytes });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
   const routes = options.routes ?? [];
