@@ -1,0 +1,288 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { fromJson, toJson, toJsonString, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import {
+  AgentCardSchema,
+  ListTasksResponseSchema,
+  SendMessageResponseSchema,
+  StreamResponseSchema,
+  TaskSchema,
+  TaskState,
+  type Part,
+  type StreamResponse,
+} from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AClient, clientFailureOf, isBindingName, type ClientOptions } from "../client/index.js";
+import { isA2AError } from "../core/index.js";
+import { readAll, UsageError, type CliIo } from "./cli-io.js";
+import { EXIT, exitCodeOf } from "./exit-codes.js";
+import { artifactsText, cardText, messageText, partText, stateLabel, statusLine } from "./task-output.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** Flags every client command takes. */
+const COMMON: Options = {
+  token: { type: "string" },
+  binding: { type: "string" },
+  json: { type: "boolean" },
+  timeout: { type: "string" },
+  tenant: { type: "string" },
+};
+
+/** One client command: its flags, its usage line, and what it does. */
+interface ClientCommand {
+  readonly usage: string;
+  readonly options: Options;
+  run(run: CommandRun): Promise<number>;
+}
+
+/** A parsed invocation of a client command. */
+interface CommandRun {
+  readonly url: string;
+  readonly args: string[];
+  readonly flags: Record<string, string | boolean | undefined>;
+  readonly json: boolean;
+  readonly io: CliIo;
+  client(): Promise<A2AClient>;
+}
+
+const MESSAGE_FLAGS: Options = { task: { type: "string" }, context: { type: "string" }, data: { type: "string" } };
+
+/** The client commands, by name. */
+export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
+  card: {
+    usage: "card <url>",
+    options: {},
+    async run(r) {
+      const client = await r.client();
+      write(r.io.stdout, r.json ? json(AgentCardSchema, client.card) : cardText(client.card));
+      if (!r.json) write(r.io.stderr, `using ${client.chosen.binding} ${client.chosen.version} at ${client.chosen.url}\n`);
+      return EXIT.ok;
+    },
+  },
+  send: {
+    usage: "send <url> [text…] [--task ID] [--context ID] [--data JSON] [--no-wait]",
+    options: { ...MESSAGE_FLAGS, "no-wait": { type: "boolean" } },
+    async run(r) {
+      const client = await r.client();
+      const res = await client.send({ message: await messageOf(r), configuration: r.flags["no-wait"] ? { returnImmediately: true } : undefined });
+      if (r.json) write(r.io.stdout, json(SendMessageResponseSchema, res));
+      if (res.payload.case === "message") {
+        if (!r.json) write(r.io.stdout, withNewline(messageText(res.payload.value)));
+        return EXIT.ok;
+      }
+      const task = res.payload.value;
+      if (!task) throw new UsageError("the agent answered with neither a task nor a message");
+      if (!r.json) {
+        write(r.io.stdout, artifactsText(task));
+        write(r.io.stderr, `task ${task.id} ${statusLine(task.status)}\n`);
+      }
+      return exitCodeOf(task.status?.state);
+    },
+  },
+  stream: {
+    usage: "stream <url> [text…] [--task ID] [--context ID] [--data JSON]",
+    options: MESSAGE_FLAGS,
+    async run(r) {
+      const client = await r.client();
+      return follow(r, client.stream({ message: await messageOf(r) }));
+    },
+  },
+  get: {
+    usage: "get <url> <task-id> [--history N]",
+    options: { history: { type: "string" } },
+    async run(r) {
+      const client = await r.client();
+      const task = await client.get({ id: oneArg(r, "task-id"), historyLength: intFlag(r, "history", 0) });
+      if (r.json) write(r.io.stdout, json(TaskSchema, task));
+      else write(r.io.stdout, `task ${task.id}\ncontext ${task.contextId}\n${statusLine(task.status)}\n${artifactsText(task)}`);
+      return exitCodeOf(task.status?.state);
+    },
+  },
+  list: {
+    usage: "list <url> [--context ID] [--status STATE] [--page-size N] [--page-token T] [--artifacts]",
+    options: { context: { type: "string" }, status: { type: "string" }, "page-size": { type: "string" }, "page-token": { type: "string" }, artifacts: { type: "boolean" } },
+    async run(r) {
+      const client = await r.client();
+      const page = await client.list({
+        contextId: str(r, "context") ?? "",
+        status: r.flags.status === undefined ? TaskState.UNSPECIFIED : stateOf(String(r.flags.status)),
+        pageSize: intFlag(r, "page-size", 1),
+        pageToken: str(r, "page-token") ?? "",
+        includeArtifacts: r.flags.artifacts === true ? true : undefined,
+      });
+      if (r.json) {
+        write(r.io.stdout, json(ListTasksResponseSchema, page));
+        return EXIT.ok;
+      }
+      for (const t of page.tasks) write(r.io.stdout, `${t.id}  ${stateLabel(t.status?.state)}  ${t.contextId}\n`);
+      if (page.nextPageToken) write(r.io.stderr, `more: --page-token ${page.nextPageToken}\n`);
+      return EXIT.ok;
+    },
+  },
+  cancel: {
+    usage: "cancel <url> <task-id>",
+    options: {},
+    async run(r) {
+      const client = await r.client();
+      const task = await client.cancel(oneArg(r, "task-id"));
+      write(r.io.stdout, r.json ? json(TaskSchema, task) : `task ${task.id} ${statusLine(task.status)}\n`);
+      return task.status?.state === TaskState.CANCELED ? EXIT.ok : exitCodeOf(task.status?.state);
+    },
+  },
+  subscribe: {
+    usage: "subscribe <url> <task-id>",
+    options: {},
+    async run(r) {
+      const client = await r.client();
+      return follow(r, client.subscribe(oneArg(r, "task-id")));
+    },
+  },
+};
+
+/**
+ * Runs a client command: `a2a-hub <command> <url> …`. Returns the exit code;
+ * failures are printed (as JSON on stderr with --json) and exit 1.
+ */
+export async function runClientCommand(name: string, argv: readonly string[], io: CliIo): Promise<number> {
+  const command = CLIENT_COMMANDS[name]!;
+  const { values, positionals } = parseArgs({ args: [...argv], options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
+  const [url, ...args] = positionals;
+  if (!url) throw new UsageError(`${name}: the agent's URL is missing (usage: a2a-hub ${command.usage})`);
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`${name}: ${JSON.stringify(url)} is not an http(s) URL`);
+  const binding = values.binding as string | undefined;
+  if (binding !== undefined && !isBindingName(binding)) throw new UsageError(`--binding: expected jsonrpc, rest or grpc, got ${JSON.stringify(binding)}`);
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 0)) throw new UsageError(`--timeout: expected milliseconds, got ${JSON.stringify(values.timeout)}`);
+  const json = values.json === true;
+  const options: ClientOptions = {
+    // A token from the environment stays out of shell history and `ps`.
+    token: (values.token as string | undefined) ?? io.env.A2A_TOKEN,
+    bindings: binding ? [binding] : undefined,
+    timeoutMs: timeout,
+    tenant: values.tenant as string | undefined,
+  };
+  let client: A2AClient | undefined;
+  const run: CommandRun = { url, args, flags: values as CommandRun["flags"], json, io, client: async () => (client ??= await A2AClient.connect(url, options)) };
+  try {
+    return await command.run(run);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    reportFailure(e, json, io);
+    return EXIT.error;
+  } finally {
+    client?.close();
+  }
+}
+
+/** Prints a stream: chunks on stdout as they arrive, the task and its status changes on stderr. */
+async function follow(r: CommandRun, events: AsyncIterable<StreamResponse>): Promise<number> {
+  let state: TaskState | undefined;
+  let replied = false;
+  let last = "\n";
+  const out = (text: string): void => {
+    if (text === "") return;
+    write(r.io.stdout, text);
+    last = text.at(-1)!;
+  };
+  for await (const e of events) {
+    if (r.json) {
+      write(r.io.stdout, `${toJsonString(StreamResponseSchema, e)}\n`);
+    }
+    const p = e.payload;
+    switch (p.case) {
+      case "task":
+        state = p.value.status?.state;
+        if (!r.json) write(r.io.stderr, `task ${p.value.id} (context ${p.value.contextId}) ${statusLine(p.value.status)}\n`);
+        if (!r.json) out(artifactsText(p.value));
+        break;
+      case "statusUpdate":
+        state = p.value.status?.state;
+        if (!r.json) write(r.io.stderr, `${statusLine(p.value.status)}\n`);
+        break;
+      case "artifactUpdate":
+        if (!r.json) out((p.value.artifact?.parts ?? []).map(partText).join(""));
+        break;
+      case "message":
+        replied = true;
+        if (!r.json) out(withNewline(messageText(p.value)));
+        break;
+    }
+  }
+  // Chunks are written as they come; the output still ends with a newline.
+  if (last !== "\n") write(r.io.stdout, "\n");
+  return replied ? EXIT.ok : exitCodeOf(state);
+}
+
+/** The message of send and stream: the words after the URL, or stdin, plus any --data part. */
+async function messageOf(r: CommandRun): Promise<{ taskId: string; contextId: string; parts: Part[] }> {
+  let text = r.args.join(" ");
+  if (r.args.length === 0 || (r.args.length === 1 && r.args[0] === "-")) {
+    if (r.io.stdin.isTTY && r.flags.data === undefined) throw new UsageError("no message: give its text after the URL, or pipe it to stdin");
+    text = r.io.stdin.isTTY ? "" : await readAll(r.io.stdin);
+  }
+  const parts: Part[] = [];
+  if (text !== "") parts.push({ content: { case: "text", value: text } } as Part);
+  if (r.flags.data !== undefined) {
+    let value: JsonValue;
+    try {
+      value = JSON.parse(String(r.flags.data)) as JsonValue;
+    } catch {
+      throw new UsageError("--data: not JSON");
+    }
+    parts.push({ content: { case: "data", value: fromJson(ValueSchema, value) }, mediaType: "application/json" } as Part);
+  }
+  if (parts.length === 0) throw new UsageError("the message is empty");
+  return { taskId: str(r, "task") ?? "", contextId: str(r, "context") ?? "", parts };
+}
+
+function reportFailure(e: unknown, json: boolean, io: CliIo): void {
+  const name = isA2AError(e) ? e.a2a : "Error";
+  const message = e instanceof Error ? e.message : String(e);
+  const failure = clientFailureOf(e);
+  if (json) {
+    const error: Record<string, unknown> = { name, message };
+    if (isA2AError(e)) error.reason = e.row.reason;
+    if (failure) error.clientFailure = failure;
+    write(io.stderr, `${JSON.stringify({ error })}\n`);
+    return;
+  }
+  write(io.stderr, `a2a-hub: ${failure ? "" : `${name}: `}${message}\n`);
+}
+
+/** "completed", "TASK_STATE_COMPLETED", "input-required", "INPUT_REQUIRED" → the state. */
+function stateOf(text: string): TaskState {
+  const key = text.trim().toUpperCase().replace(/-/g, "_").replace(/^TASK_STATE_/, "");
+  const state = (TaskState as unknown as Record<string, number>)[key === "CANCELLED" ? "CANCELED" : key];
+  if (state === undefined || state === TaskState.UNSPECIFIED) throw new UsageError(`--status: unknown state ${JSON.stringify(text)}`);
+  return state;
+}
+
+function oneArg(r: CommandRun, name: string): string {
+  if (r.args.length !== 1) throw new UsageError(`expected one <${name}> after the URL`);
+  return r.args[0]!;
+}
+
+function str(r: CommandRun, flag: string): string | undefined {
+  const v = r.flags[flag];
+  return typeof v === "string" ? v : undefined;
+}
+
+function intFlag(r: CommandRun, flag: string, min: number): number | undefined {
+  const v = str(r, flag);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min) throw new UsageError(`--${flag}: expected a whole number of at least ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function json<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): string {
+  return `${JSON.stringify(toJson(schema, message), null, 2)}\n`;
+}
+
+function withNewline(text: string): string {
+  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}
+
+function write(stream: NodeJS.WritableStream, text: string): void {
+  if (text !== "") stream.write(text);
+}

@@ -1,0 +1,4 @@
+/** The `a2a-hub` command line: the server and an A2A client for any agent. */
+export { runCli, USAGE } from "./run-cli.js";
+export { EXIT, exitCodeOf } from "./exit-codes.js";
+export type { CliIo } from "./cli-io.js";

@@ -1,0 +1,213 @@
+import { randomUUID } from "node:crypto";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import {
+  CancelTaskRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
+  Role,
+  SendMessageRequestSchema,
+  SubscribeToTaskRequestSchema,
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+} from "../../gen/a2a/v1/a2a_pb.js";
+import { EXTENSIONS_HEADER, VERSION_HEADER } from "../bindings/http/index.js";
+import { isA2AError } from "../core/index.js";
+import { fetchAgentCard } from "./agent-card-fetch.js";
+import { BINDING_NAMES, type BindingName } from "./binding.js";
+import { clientFailure } from "./client-failure.js";
+import type { ClientTransport, TransportCall } from "./client-transport.js";
+import { Deadline } from "./deadline.js";
+import { GrpcTransport } from "./grpc-transport.js";
+import { chooseInterface, type ChosenInterface } from "./interface-choice.js";
+import { JSONRPC_V03, JSONRPC_V1 } from "./jsonrpc-dialects.js";
+import { JsonRpcTransport } from "./jsonrpc-transport.js";
+import { RestTransport } from "./rest-transport.js";
+
+/** The deadline of a call when none is given (ms). */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** How a client talks to an agent. */
+export interface ClientOptions {
+  /** Sent as `Authorization: Bearer …` with every request, the card fetch included (§7.3). */
+  readonly token?: string;
+  /** The bindings the client may use, in preference order; default jsonrpc, rest, grpc. */
+  readonly bindings?: readonly BindingName[];
+  /**
+   * Deadline of each call in ms (default 60 s): a unary call must finish in
+   * it, a stream must deliver its first event in it (then it runs until it
+   * ends or the caller aborts). 0 means none.
+   */
+  readonly timeoutMs?: number;
+  /** The tenant to send when the chosen interface declares none (§8.3.2 otherwise). */
+  readonly tenant?: string;
+  /** Extension URIs to activate with A2A-Extensions (§3.2.6). */
+  readonly extensions?: readonly string[];
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Overrides the client's timeoutMs for this call. */
+  readonly timeoutMs?: number;
+}
+
+type SendInit = MessageInitShape<typeof SendMessageRequestSchema>;
+type TaskRef = string | MessageInitShape<typeof GetTaskRequestSchema>;
+
+/**
+ * An outbound A2A client (issue 6): resolves an agent card, picks one of
+ * its interfaces (see chooseInterface) and performs the A2A operations
+ * over that binding in the generated types. Every failure is an A2AError:
+ * the agent's errors by their A2A name on any binding, exchange failures
+ * (unreachable, deadline, credentials) as Internal with a clientFailure
+ * kind (see clientFailureOf).
+ */
+export class A2AClient {
+  private readonly transport: ClientTransport;
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly timeoutMs: number;
+
+  private constructor(
+    /** The agent's card as resolved. */
+    readonly card: AgentCard,
+    /** The interface in use. */
+    readonly chosen: ChosenInterface,
+    private readonly options: ClientOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // §3.6.1: clients send A2A-Version with every request.
+    const headers: Record<string, string> = { [VERSION_HEADER]: chosen.version };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.extensions && options.extensions.length > 0) headers[EXTENSIONS_HEADER] = options.extensions.join(", ");
+    this.headers = headers;
+    this.transport =
+      chosen.binding === "grpc"
+        ? new GrpcTransport(chosen.url)
+        : chosen.binding === "rest"
+          ? new RestTransport(chosen.url)
+          : new JsonRpcTransport(chosen.url, chosen.version === "0.3" ? JSONRPC_V03 : JSONRPC_V1);
+  }
+
+  /**
+   * Resolves the card at `url` (a base URL, whose well-known card is read,
+   * or the card's own URL) and returns a client of its best interface.
+   */
+  static async connect(url: string, options: ClientOptions = {}): Promise<A2AClient> {
+    const deadline = new Deadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    try {
+      const card = await fetchAgentCard(url, { token: options.token, signal: deadline.signal });
+      return A2AClient.fromCard(card, options);
+    } catch (e) {
+      throw failure(e, deadline, undefined, `fetching the agent card of ${url}`);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** A client of a card already in hand. */
+  static fromCard(card: AgentCard, options: ClientOptions = {}): A2AClient {
+    return new A2AClient(card, chooseInterface(card, options.bindings ?? BINDING_NAMES), options);
+  }
+
+  /** §3.1.1: sends a message; the answer is a Task or a direct Message. */
+  send(request: SendInit, call: CallOptions = {}): Promise<SendMessageResponse> {
+    const req = this.sendRequest(request);
+    return this.unary((c) => this.transport.send(req, c), call, "SendMessage");
+  }
+
+  /** §3.1.2: sends a message and streams the task's events (or one Message). */
+  stream(request: SendInit, call: CallOptions = {}): AsyncGenerator<StreamResponse> {
+    const req = this.sendRequest(request);
+    return this.streaming((c) => this.transport.stream(req, c), call, "SendStreamingMessage");
+  }
+
+  /** §3.1.3: a task by id. */
+  get(task: TaskRef, call: CallOptions = {}): Promise<Task> {
+    const req: GetTaskRequest = create(GetTaskRequestSchema, typeof task === "string" ? { id: task } : task);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.get(req, c), call, "GetTask");
+  }
+
+  /** §3.1.4: one page of tasks. */
+  list(filter: MessageInitShape<typeof ListTasksRequestSchema> = {}, call: CallOptions = {}): Promise<ListTasksResponse> {
+    const req: ListTasksRequest = create(ListTasksRequestSchema, filter);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.list(req, c), call, "ListTasks");
+  }
+
+  /** §3.1.5: cancels a task. */
+  cancel(task: string | MessageInitShape<typeof CancelTaskRequestSchema>, call: CallOptions = {}): Promise<Task> {
+    const req: CancelTaskRequest = create(CancelTaskRequestSchema, typeof task === "string" ? { id: task } : task);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.cancel(req, c), call, "CancelTask");
+  }
+
+  /** §3.1.6: the task's current state, then its updates until it settles. */
+  subscribe(task: string | MessageInitShape<typeof SubscribeToTaskRequestSchema>, call: CallOptions = {}): AsyncGenerator<StreamResponse> {
+    const req: SubscribeToTaskRequest = create(SubscribeToTaskRequestSchema, typeof task === "string" ? { id: task } : task);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.streaming((c) => this.transport.subscribe(req, c), call, "SubscribeToTask");
+  }
+
+  /** Releases the client's connections. */
+  close(): void {
+    this.transport.close();
+  }
+
+  /** §8.3.2: the interface's tenant wins; else the configured one; else what the caller set. */
+  private tenantFor(requested: string): string {
+    return this.chosen.tenant || this.options.tenant || requested;
+  }
+
+  /** A SendMessageRequest with the defaults a client message needs: an id and the user role (§3.2.1). */
+  private sendRequest(init: SendInit): SendMessageRequest {
+    const req = create(SendMessageRequestSchema, init);
+    req.tenant = this.tenantFor(req.tenant);
+    if (req.message) {
+      if (!req.message.messageId) req.message.messageId = randomUUID();
+      if (req.message.role === Role.UNSPECIFIED) req.message.role = Role.USER;
+    }
+    return req;
+  }
+
+  private async unary<T>(fn: (c: TransportCall) => Promise<T>, call: CallOptions, operation: string): Promise<T> {
+    const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
+    try {
+      return await fn({ signal: deadline.signal, headers: this.headers });
+    } catch (e) {
+      throw failure(e, deadline, call.signal, operation);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private async *streaming(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string): AsyncGenerator<StreamResponse> {
+    const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
+    try {
+      for await (const event of fn({ signal: deadline.signal, headers: this.headers })) {
+        deadline.clear();
+        yield event;
+      }
+    } catch (e) {
+      throw failure(e, deadline, call.signal, operation);
+    } finally {
+      deadline.dispose();
+    }
+  }
+}
+
+/** Whatever a call threw, as an A2AError: the deadline and the caller's abort are told apart first. */
+function failure(e: unknown, deadline: Deadline, callerSignal: AbortSignal | undefined, operation: string): unknown {
+  if (deadline.timedOut) return clientFailure("DEADLINE_EXCEEDED", `${operation} did not answer within ${deadline.ms} ms`, e);
+  if (callerSignal?.aborted) return clientFailure("CANCELED", `${operation} was aborted`, e);
+  if (isA2AError(e)) return e;
+  return clientFailure("UNAVAILABLE", `${operation} failed: ${e instanceof Error ? e.message : String(e)}`, e);
+}
