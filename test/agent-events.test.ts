@@ -49,6 +49,9 @@ class ScriptedAgent implements AgentExecutor {
         return;
       case "silent":
         return;
+      case "park":
+        ev.status(TaskState.INPUT_REQUIRED, "waiting");
+        return;
       case "stubborn":
         ev.status(TaskState.WORKING);
         // Ignores its abort signal on purpose; keeps publishing.
@@ -110,6 +113,14 @@ describe("the task state machine", () => {
 
   it("an agent that publishes nothing is InvalidAgentResponse", async () => {
     await expect(client().sendMessage(textRequest("silent"))).rejects.toThrow(/without answering/);
+  });
+
+  it("cancel of an interrupted task, with no run active, still reaches the agent's cancel hook", async () => {
+    cancelHook = { called: false, signalAborted: false };
+    const parked = taskOf(await client().sendMessage(textRequest("park")));
+    expect(parked.status?.state).toBe(TaskState.INPUT_REQUIRED);
+    expect((await client().cancelTask({ id: parked.id })).status?.state).toBe(TaskState.CANCELED);
+    expect(cancelHook).toEqual({ called: true, signalAborted: true });
   });
 
   it("cancel aborts the agent's signal, calls its hook, and ends CANCELED even when the agent ignores it", async () => {

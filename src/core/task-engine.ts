@@ -353,6 +353,8 @@ export class TaskEngine {
     if (isTerminal(run.state)) return;
     // A graceful stop leaves in-flight tasks to the restart recovery.
     if (this.stopping) return;
+    // A canceled run that returns before cancel() has written CANCELED: cancel() finishes the task.
+    if (run.controller.signal.aborted) return;
     if (error !== undefined) {
       this.writeStatus(run.scope, run.taskId, run.contextId, TaskState.FAILED, systemMessage(run, "The agent failed while working on this task."));
     } else if (!run.agentSetStatus || !isSettled(run.state)) {
@@ -364,8 +366,9 @@ export class TaskEngine {
    * §3.1.5: aborts the agent's run (its signal, then its cancel hook) and
    * ends the task CANCELED, whether or not the agent cooperates.
    */
-  async cancel(scope: StoreScope, taskId: string, contextId: string): Promise<void> {
-    const run = this.runs.get(this.key(scope, taskId));
+  async cancel(scope: StoreScope, agent: HostedAgent, taskId: string, contextId: string): Promise<void> {
+    let run = this.runs.get(this.key(scope, taskId));
+    if (!run && agent.executor.cancel) run = this.idleRun(scope, agent, taskId, contextId);
     if (run) {
       run.controller.abort(new A2AError("UnsupportedOperation", "task canceled"));
       const hook = run.agent.executor.cancel;
@@ -385,6 +388,32 @@ export class TaskEngine {
     }
     const head = this.store.getHead(scope, taskId);
     if (head && !isTerminal(head.state)) this.writeStatus(scope, taskId, contextId, TaskState.CANCELED);
+  }
+
+  /**
+   * A run for an interrupted task with no agent running, so that the agent's
+   * cancel hook can still reach what it holds for the task (a delegated
+   * remote task, say) and publish through the same rules.
+   */
+  private idleRun(scope: StoreScope, agent: HostedAgent, taskId: string, contextId: string): Run | undefined {
+    const task = this.store.getTask(scope, taskId, { includeArtifacts: false });
+    if (!task) return undefined;
+    const lastUser = [...task.history].reverse().find((m) => m.role === Role.USER) ?? create(MessageSchema, { taskId, contextId, role: Role.USER });
+    const run = this.newRun(scope, agent, taskId, contextId, lastUser, { extensions: [] }, () => {}, () => {});
+    run.created = true;
+    run.state = task.status?.state ?? TaskState.UNSPECIFIED;
+    run.context = {
+      taskId,
+      contextId,
+      message: lastUser,
+      task,
+      signal: run.controller.signal,
+      tenant: scope.tenant,
+      agentId: agent.id,
+      extensions: [],
+    };
+    run.sink = this.sinkFor(run);
+    return run;
   }
 
   /**

@@ -23,6 +23,10 @@ export interface OnePortServer {
  */
 export function createOnePortServer(handler: Handler): OnePortServer {
   const http1 = http.createServer({ requestTimeout: 0, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, handler);
+  // The HTTP/1.1 server never listens itself (connections are handed to it),
+  // so it is told it does: that starts its connection tracking, without
+  // which closeIdleConnections() cannot find keep-alive sockets at stop.
+  http1.emit("listening");
   const h2 = http2.createServer({}, handler);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.ServerHttp2Session>();

@@ -7,13 +7,13 @@ import { isTerminal, stateName } from "../task-state.js";
 
 /** §3.1.5: a working or interrupted task ends CANCELED; §3.3.1: canceling it again returns it. */
 export async function cancelTask(deps: CoreDeps, ctx: HandlerContext, req: CancelTaskRequest): Promise<Task> {
-  const { scope } = resolveCall(deps, ctx, req.tenant);
+  const { scope, agent } = resolveCall(deps, ctx, req.tenant);
   if (!req.id) throw invalidParams("id", "is required");
   const head = deps.store.getHead(scope, req.id);
   if (!head) throw taskNotFound(req.id);
   if (isTerminal(head.state) && head.state !== TaskState.CANCELED) {
     throw new A2AError("TaskNotCancelable", `task ${req.id} is ${stateName(head.state)} and cannot be canceled`, { metadata: { taskId: req.id } });
   }
-  if (head.state !== TaskState.CANCELED) await deps.engine.cancel(scope, req.id, head.contextId);
+  if (head.state !== TaskState.CANCELED) await deps.engine.cancel(scope, agent, req.id, head.contextId);
   return deps.store.getTask(scope, req.id) ?? Promise.reject(taskNotFound(req.id));
 }
