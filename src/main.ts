@@ -19,7 +19,7 @@ async function main(): Promise<void> {
       process.stdout.write("Give the token to the client; put the sha256 line in the tenant's `tokens` list.\n");
       return;
     }
-    options = hubOptionsFromConfig(cli.config);
+    options = hubOptionsFromConfig(cli.config, cli.source);
   } catch (e) {
     process.stderr.write(`a2a-hub: ${(e as Error).message}\n`);
     process.exit(2);

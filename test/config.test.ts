@@ -59,7 +59,7 @@ rateLimit: { burst: 5, perSecond: 1 }
     const yaml = fileWith("bad.yaml", `agents:\n  - id: a\n    kind: echo\n  - id: b\n    kind: teleport\n`);
     const e1 = errorOf(() => buildConfig(readConfigFile(yaml), {}));
     expect(e1.key).toBe("agents[1].kind");
-    expect(e1.message).toBe(`${yaml}:5: agents[1].kind: must be one of echo`);
+    expect(e1.message).toBe(`${yaml}:5: agents[1].kind: must be one of echo, command, remote`);
     const json = fileWith("bad.json", `{\n  "tenants": [\n    { "id": "t", "tokens": ["plain-token"] }\n  ]\n}\n`);
     const e2 = errorOf(() => buildConfig(readConfigFile(json), {}));
     expect(e2.key).toBe("tenants[0].tokens[0]");
@@ -105,5 +105,39 @@ describe("command line", () => {
     const hash = /^sha256:\s+([0-9a-f]{64})$/m.exec(stdout)![1]!;
     expect(hashToken(token)).toBe(hash);
     expect(token.length).toBeGreaterThanOrEqual(43);
+  });
+});
+
+describe("agent kinds from the config", () => {
+  it("builds command and remote agents, and names a bad option by key and line", async () => {
+    const { hubOptionsFromConfig } = await import("../src/server/index.js");
+    const good = readConfigFile(
+      fileWith(
+        "kinds.yaml",
+        `agents:
+  - id: wc
+    kind: command
+    options: { program: /usr/bin/wc, args: ["-w"] }
+  - id: far
+    kind: remote
+    options: { url: "http://127.0.0.1:9/" }
+`,
+      ),
+    );
+    const options = hubOptionsFromConfig(buildConfig(good, {}), good);
+    expect(options.agents!.map((a) => a.id)).toEqual(["wc", "far"]);
+    const bad = fileWith("badkind.yaml", `agents:\n  - id: wc\n    kind: command\n    options:\n      program: /usr/bin/wc\n      args: "-w"\n`);
+    const src = readConfigFile(bad);
+    const e = errorOf(() => hubOptionsFromConfig(buildConfig(src, {}), src));
+    expect(e.key).toBe("agents[0].options.args");
+    expect(e.message).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:6: agents\\[0\\]\\.options\\.args`));
+  });
+
+  it("loads a registry of remote agents", async () => {
+    const { hubOptionsFromConfig } = await import("../src/server/index.js");
+    const registry = fileWith("a2a_agents.json", JSON.stringify({ agents: [{ name: "weather", url: "http://127.0.0.1:9/" }] }));
+    const src = readConfigFile(fileWith("withreg.yaml", `remoteRegistry: ${registry}\n`));
+    const options = hubOptionsFromConfig(buildConfig(src, {}), src);
+    expect(options.agents!.map((a) => a.id)).toEqual(["echo", "weather"]);
   });
 });

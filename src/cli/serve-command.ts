@@ -14,7 +14,7 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
   try {
     const cli = parseCli(["serve", ...argv], io.env);
     if (cli.command !== "serve") throw new Error("serve takes no subcommand");
-    options = hubOptionsFromConfig(cli.config);
+    options = hubOptionsFromConfig(cli.config, cli.source);
   } catch (e) {
     throw new UsageError(`serve: ${(e as Error).message}`);
   }

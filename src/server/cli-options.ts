@@ -1,10 +1,12 @@
 import { parseArgs } from "node:util";
-import { buildConfig, ConfigError, readConfigFile, type HubConfig } from "./config/index.js";
+import { buildConfig, ConfigError, readConfigFile, type ConfigSource, type HubConfig } from "./config/index.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** What `npm start -- ...` asks for: serve with a configuration, or print a new token and its hash. */
-export type CliCommand = { readonly command: "serve"; readonly config: HubConfig } | { readonly command: "hash-token" };
+export type CliCommand =
+  | { readonly command: "serve"; readonly config: HubConfig; readonly source?: ConfigSource }
+  | { readonly command: "hash-token" };
 
 /**
  * Reads `[hash-token] [--config file] [--port n] [--data dir] [--host addr]
@@ -36,7 +38,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     if (!/^\d+$/.test(values.port) || port > 65535) throw new ConfigError("--port", `expected 0..65535, got ${JSON.stringify(values.port)}`);
   }
   const file = values.config ?? env.A2A_HUB_CONFIG;
-  const config = buildConfig(file ? readConfigFile(file) : undefined, env, {
+  const source = file ? readConfigFile(file) : undefined;
+  const config = buildConfig(source, env, {
     port,
     host: values.host,
     dataDir: values.data,
@@ -49,6 +52,6 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
   if (!LOOPBACK.has(config.host) && !config.insecure) {
     throw new ConfigError("--host", `refusing to bind ${config.host}, which is not loopback, without --insecure`);
   }
-  return { command: "serve", config };
+  return { command: "serve", config, source };
 }
 

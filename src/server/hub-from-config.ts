@@ -1,13 +1,24 @@
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema, AgentProviderSchema, AgentSkillSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../agents/index.js";
+import {
+  AgentOptionsError,
+  CommandAgent,
+  commandCard,
+  EchoAgent,
+  echoCard,
+  loadRemoteRegistry,
+  parseCommandAgentOptions,
+  parseRemoteAgentOptions,
+  RemoteAgent,
+  remoteCard,
+} from "../agents/index.js";
 import type { AccessPolicy } from "../auth/index.js";
 import type { HostedAgent } from "../core/index.js";
-import { ConfigError, type AgentConfig, type HubConfig } from "./config/index.js";
+import { ConfigError, type AgentConfig, type ConfigSource, type HubConfig } from "./config/index.js";
 import type { HubOptions } from "./hub.js";
 
-/** Builds the executor of an agent kind; more kinds register here as they are added. */
-export type AgentFactory = (agent: AgentConfig) => HostedAgent;
+/** Builds a hosted agent of one kind; `optionsKey` names its options in errors ("agents[2].options"). */
+export type AgentFactory = (agent: AgentConfig, optionsKey: string) => HostedAgent;
 
 /** The card of a configured agent: the kind's defaults, overridden by the file's card fields. */
 function cardFor(base: AgentCard, agent: AgentConfig): AgentCard {
@@ -28,15 +39,38 @@ function cardFor(base: AgentCard, agent: AgentConfig): AgentCard {
 /** The built-in kinds. */
 export const AGENT_FACTORIES: Readonly<Record<string, AgentFactory>> = {
   echo: (agent) => ({ id: agent.id, executor: new EchoAgent(), card: cardFor(echoCard(), agent) }),
+  command: (agent, key) => ({ id: agent.id, executor: new CommandAgent(parseCommandAgentOptions(agent.options ?? {}, key)), card: cardFor(commandCard(), agent) }),
+  remote: (agent, key) => {
+    const options = parseRemoteAgentOptions(agent.options ?? {}, key, process.env);
+    return { id: agent.id, executor: new RemoteAgent(options), card: cardFor(remoteCard({ name: agent.id, url: options.url }), agent) };
+  },
 };
 
+/** "agents[2].options.args[1]" as a key path, to find its line in the file. */
+function keyPath(key: string): Array<string | number> {
+  return [...key.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+}
+
 /** HubOptions for a validated configuration. */
-export function hubOptionsFromConfig(config: HubConfig, factories: Readonly<Record<string, AgentFactory>> = AGENT_FACTORIES): HubOptions {
-  const agents = config.agents.map((a, i) => {
-    const factory = factories[a.kind];
-    if (!factory) throw new ConfigError(`agents[${i}].kind`, `no agent kind ${a.kind}`);
-    return factory(a);
-  });
+export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, factories: Readonly<Record<string, AgentFactory>> = AGENT_FACTORIES): HubOptions {
+  const where = (key: string, file?: string) => (file ? { file } : source ? { file: source.file, line: source.lineOf(keyPath(key)) } : undefined);
+  const agents: HostedAgent[] = [];
+  try {
+    config.agents.forEach((a, i) => {
+      const factory = factories[a.kind];
+      if (!factory) throw new ConfigError(`agents[${i}].kind`, `no agent kind ${a.kind}`, where(`agents[${i}].kind`));
+      agents.push(factory(a, `agents[${i}].options`));
+    });
+    if (config.remoteRegistry) agents.push(...loadRemoteRegistry(config.remoteRegistry));
+  } catch (e) {
+    if (e instanceof AgentOptionsError) throw new ConfigError(e.key, e.problem, where(e.key, e.file));
+    throw e;
+  }
+  const ids = new Set<string>();
+  for (const a of agents) {
+    if (ids.has(a.id)) throw new ConfigError("remoteRegistry", `agent ${a.id} is declared both in agents and in the registry`);
+    ids.add(a.id);
+  }
   const access: AccessPolicy = {
     tenants: config.tenants.map((t) => ({ tenant: t.id, tokenHashes: t.tokens })),
     agentTenants: new Map(config.agents.filter((a) => a.tenants).map((a) => [a.id, a.tenants!])),

@@ -3,7 +3,7 @@ import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type TenantConfig } f
 import type { ConfigSource } from "./read-config-file.js";
 
 /** Agent kinds the hub can run. */
-export const AGENT_KINDS = ["echo"] as const;
+export const AGENT_KINDS = ["echo", "command", "remote"] as const;
 
 type Path = Array<string | number>;
 
@@ -164,7 +164,7 @@ export interface ConfigOverrides {
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "push", "rateLimit"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "remoteRegistry", "push", "rateLimit"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -201,5 +201,6 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
       timeoutMs: envInt(env, "A2A_HUB_PUSH_TIMEOUT_MS") ?? (push.timeoutMs === undefined ? undefined : c.int(push.timeoutMs, ["push", "timeoutMs"], 1, 600_000)),
     },
     rateLimit: burst !== undefined && perSecond !== undefined ? { burst, perSecond } : undefined,
+    remoteRegistry: env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]),
   };
 }

@@ -51,6 +51,8 @@ export interface HubConfig {
     readonly timeoutMs?: number;
   };
   readonly rateLimit?: { readonly burst: number; readonly perSecond: number };
+  /** A registry file of remote agents (arbiter's a2a_agents.json shape), each hosted as a `remote` agent. */
+  readonly remoteRegistry?: string;
 }
 
 /** The hub with no config: one echo agent, one open tenant, loopback only. */
