@@ -1,13 +1,14 @@
 import { CLIENT_COMMANDS, runClientCommand } from "./client-commands.js";
 import { UsageError, type CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
-import { serve } from "./serve-command.js";
+import { hashTokenCommand, serve } from "./serve-command.js";
 
 /** What `a2a-hub help` prints. */
 export const USAGE = `usage: a2a-hub <command> …
 
   serve [--config FILE] [--port N] [--data DIR] [--host ADDR] …
                         run the hub (as npm start does, same options)
+  hash-token            print a new bearer token and the hash a config stores
 
   card <url>            show an agent's card and the interface the client picks
   send <url> [text…]    send a message (text from stdin when none is given);
@@ -43,6 +44,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return command === undefined ? EXIT.usage : EXIT.ok;
     }
     if (command === "serve") return await serve(rest, io);
+    if (command === "hash-token") return hashTokenCommand(io);
     if (command in CLIENT_COMMANDS) return await runClientCommand(command, rest, io);
     throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   } catch (e) {

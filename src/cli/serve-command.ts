@@ -1,3 +1,4 @@
+import { hashToken, newToken } from "../auth/index.js";
 import { hubOptionsFromConfig, parseCli, startHub } from "../server/index.js";
 import { UsageError, type CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
@@ -11,13 +12,18 @@ import { EXIT } from "./exit-codes.js";
  */
 export async function serve(argv: readonly string[], io: CliIo): Promise<number> {
   let options;
+  let cli;
   try {
-    const cli = parseCli(["serve", ...argv], io.env);
+    cli = parseCli(["serve", ...argv], io.env);
     if (cli.command !== "serve") throw new Error("serve takes no subcommand");
     options = hubOptionsFromConfig(cli.config, cli.source);
   } catch (e) {
     throw new UsageError(`serve: ${(e as Error).message}`);
   }
+  if (cli.config.insecure && !["127.0.0.1", "::1", "localhost"].includes(cli.config.host)) {
+    io.stderr.write(`a2a-hub: WARNING: --insecure: listening on ${cli.config.host} without TLS\n`);
+  }
+  if (cli.config.tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
   const hub = await startHub(options);
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   return new Promise<number>((resolve) => {
@@ -41,4 +47,12 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
     process.on("SIGINT", () => stop("SIGINT"));
     process.on("SIGTERM", () => stop("SIGTERM"));
   });
+}
+
+/** `a2a-hub hash-token`: a new random bearer token, and the SHA-256 the config file stores for it. */
+export function hashTokenCommand(io: CliIo): number {
+  const token = newToken();
+  io.stdout.write(`token:  ${token}\nsha256: ${hashToken(token)}\n`);
+  io.stdout.write("Give the token to the client; put the sha256 line in the tenant's `tokens` list.\n");
+  return EXIT.ok;
 }
