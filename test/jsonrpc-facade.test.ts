@@ -3,78 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { serviceParamsKey, silentLogger, type A2AServiceApi, type ServiceParams } from "../src/core/index.js";
-import { createJsonRpcHandler, type JsonRpcHandler, type JsonRpcHandlerOptions } from "../src/bindings/jsonrpc/index.js";
-import type { HubOptions } from "../src/server/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-
-// ---------------------------------------------------------------------------
-// A hub whose POST / is this facade (until the server mounts it itself).
-
-interface Setup {
-  readonly hub?: HubOptions;
-  readonly handler?: Partial<JsonRpcHandlerOptions>;
-  readonly wrap?: (service: A2AServiceApi) => A2AServiceApi;
-}
-
-async function startJsonRpcHub(setup: Setup = {}): Promise<TestHub> {
-  let handler: JsonRpcHandler | undefined;
-  return startTestHub({
-    ...setup.hub,
-    routes: [
-      async (req, res, hub) => {
-        if (req.method !== "POST" || (req.url ?? "/").split("?")[0] !== "/") return false;
-        handler ??= createJsonRpcHandler({
-          service: setup.wrap ? setup.wrap(hub.core.service) : hub.core.service,
-          card: (r) => hub.cardFor(r),
-          logger: silentLogger,
-          ...setup.handler,
-        });
-        await handler(req, res);
-        return true;
-      },
-    ],
-  });
-}
-
-interface Reply {
-  readonly status: number;
-  readonly type: string;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly json: any;
-}
-
-async function post(url: string, body: string | object, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(url, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", ...headers } });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, type: (res.headers.get("content-type") ?? "").split(";")[0]!, headers: res.headers, text, json };
-}
-
-const rpc = (method: string, params?: unknown, id: unknown = 1) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
-const userMessage = (text: string, extra: object = {}) => ({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra });
-
-// ---------------------------------------------------------------------------
+import type { ServiceParams } from "../src/core/index.js";
+import { createJsonRpcHandler } from "../src/bindings/jsonrpc/index.js";
+import { h2Request, H2_JSONRPC_POST } from "./helpers/h2c.js";
+import { userMessage } from "./helpers/json-messages.js";
+import { startJsonRpcHub } from "./helpers/jsonrpc-hub.js";
+import { post, rpc } from "./helpers/jsonrpc-requests.js";
+import { spyOnGetTask } from "./helpers/service-spies.js";
+import type { TestHub } from "./helpers/test-hub.js";
 
 let t: TestHub;
 const seen: ServiceParams[] = [];
 beforeAll(async () => {
   t = await startJsonRpcHub({
     handler: { maxBodyBytes: 64 * 1024 },
-    wrap: (s) => ({
-      ...s,
-      getTask: (req, ctx) => {
-        seen.push(ctx.values.get(serviceParamsKey));
-        if (req.id === "explode") throw new Error("secret: db password is hunter2 at /srv/store.ts:42");
-        return s.getTask(req, ctx);
-      },
-    }),
+    wrap: spyOnGetTask(seen),
   });
 });
 afterAll(async () => {
@@ -315,15 +258,7 @@ describe("JSON-RPC over HTTP/2", () => {
   it("answers unary calls over h2c", async () => {
     const session = http2.connect(t.url);
     try {
-      const body = await new Promise<string>((resolve, reject) => {
-        const req = session.request({ ":method": "POST", ":path": "/", "content-type": "application/json" });
-        let text = "";
-        req.setEncoding("utf8");
-        req.on("data", (d: string) => (text += d));
-        req.on("end", () => resolve(text));
-        req.on("error", reject);
-        req.end(JSON.stringify(rpc("message/send", { message: { kind: "message", messageId: "h2", role: "user", parts: [{ kind: "text", text: "over h2" }] } }, "h2")));
-      });
+      const body = (await h2Request(session, H2_JSONRPC_POST, JSON.stringify(rpc("message/send", { message: { kind: "message", messageId: "h2", role: "user", parts: [{ kind: "text", text: "over h2" }] } }, "h2")))).text;
       expect(JSON.parse(body)).toMatchObject({ id: "h2", result: { kind: "task", status: { state: "completed" } } });
     } finally {
       session.close();

@@ -2,54 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { silentLogger } from "../src/core/index.js";
-import { createJsonRpcHandler, type JsonRpcHandler } from "../src/bindings/jsonrpc/index.js";
-import type { HubOptions } from "../src/server/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-
-// ---------------------------------------------------------------------------
-// A hub whose POST / is this facade (until the server mounts it itself).
-
-async function startJsonRpcHub(hub: HubOptions = {}): Promise<TestHub> {
-  let handler: JsonRpcHandler | undefined;
-  return startTestHub({
-    ...hub,
-    routes: [
-      async (req, res, ctx) => {
-        if (req.method !== "POST" || (req.url ?? "/").split("?")[0] !== "/") return false;
-        handler ??= createJsonRpcHandler({ service: ctx.core.service, card: (r) => ctx.cardFor(r), logger: silentLogger });
-        await handler(req, res);
-        return true;
-      },
-    ],
-  });
-}
+import { userMessage, v03Message } from "./helpers/json-messages.js";
+import { startJsonRpcHub } from "./helpers/jsonrpc-hub.js";
+import { post, rpc } from "./helpers/jsonrpc-requests.js";
+import type { TestHub } from "./helpers/test-hub.js";
 
 let nextId = 0;
-async function rpc(url: string, method: string, params?: unknown): Promise<{ result?: any; error?: any }> {
-  const res = await fetch(url, {
-    method: "POST",
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++nextId, method, ...(params === undefined ? {} : { params }) }),
-    headers: { "content-type": "application/json" },
-  });
-  expect(res.headers.get("content-type")).toBe("application/json");
-  return (await res.json()) as { result?: any; error?: any };
+/** One call with a fresh id; the answer must be plain application/json. */
+async function exchange(url: string, method: string, params?: unknown): Promise<{ result?: any; error?: any }> {
+  const r = await post(url, rpc(method, params, ++nextId));
+  expect(r.headers.get("content-type")).toBe("application/json");
+  return r.json as { result?: any; error?: any };
 }
 
 async function ok(url: string, method: string, params?: unknown): Promise<any> {
-  const r = await rpc(url, method, params);
+  const r = await exchange(url, method, params);
   expect(r.error, `${method}: ${JSON.stringify(r.error)}`).toBeUndefined();
   return r.result;
 }
 
 async function fails(url: string, method: string, params: unknown, code: number): Promise<any> {
-  const r = await rpc(url, method, params);
+  const r = await exchange(url, method, params);
   expect(r.error?.code, `${method}: ${JSON.stringify(r)}`).toBe(code);
   return r.error;
 }
 
-const userMessage = (text: string, extra: object = {}) => ({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra });
-const v03Message = (text: string, extra: object = {}) => ({ kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }], ...extra });
 const HOOK = "https://hooks.example/a2a";
 
 let t: TestHub;
@@ -57,10 +34,12 @@ beforeAll(async () => {
   const { $typeName: _, ...card } = echoCard({ pushNotifications: true });
   const extended = create(AgentCardSchema, { ...card, description: "the extended card", securitySchemes: { bearer: { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer" } } } } });
   t = await startJsonRpcHub({
-    agents: [
-      { id: "echo", executor: new EchoAgent(), card: create(AgentCardSchema, { ...card, capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true } }), extendedCard: extended },
-      { id: "plain", executor: new EchoAgent(), card: echoCard({ pushNotifications: false }) },
-    ],
+    hub: {
+      agents: [
+        { id: "echo", executor: new EchoAgent(), card: create(AgentCardSchema, { ...card, capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true } }), extendedCard: extended },
+        { id: "plain", executor: new EchoAgent(), card: echoCard({ pushNotifications: false }) },
+      ],
+    },
   });
 });
 afterAll(async () => {

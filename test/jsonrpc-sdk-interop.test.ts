@@ -1,38 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { ClientFactory, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { CANCELED, COMPLETED, returnImmediately, sdkClient, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-
-/** SDK-shaped objects are plain interfaces with every field present; these build them. */
-const message = (text: string, extra: Record<string, unknown> = {}) => ({
-  messageId: randomUUID(),
-  contextId: "",
-  taskId: "",
-  role: 1, // ROLE_USER
-  parts: [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-});
-const send = (text: string, extra: Record<string, unknown> = {}, configuration?: Record<string, unknown>) =>
-  ({ tenant: "", message: message(text, extra), configuration, metadata: undefined }) as never;
 
 let t: TestHub;
 let client: Client;
 beforeAll(async () => {
   t = await startTestHub();
   // From the well-known URL, as a real client would start.
-  client = await new ClientFactory({ transports: [new JsonRpcTransportFactory()] }).createFromUrl(t.url);
+  client = await sdkClient(t.url, "jsonrpc");
 });
 afterAll(async () => {
   await t.stop();
 });
-
-const stateOf = (task: any) => task.status?.state as number;
-const COMPLETED = 3;
-const CANCELED = 5;
 
 describe("@a2a-js/sdk@1.3.0 over JSON-RPC, from the agent card", () => {
   it("picks our JSON-RPC interface at protocol 1.0", () => {
@@ -41,14 +23,14 @@ describe("@a2a-js/sdk@1.3.0 over JSON-RPC, from the agent card", () => {
   });
 
   it("sends a message and gets the completed task", async () => {
-    const result: any = await client.sendMessage(send("hello sdk"));
+    const result: any = await client.sendMessage(sdkSend("hello sdk"));
     expect(stateOf(result)).toBe(COMPLETED);
     expect(result.artifacts[0].parts[0].content).toEqual({ $case: "text", value: "hello sdk" });
   });
 
   it("streams a task: Task first, chunks, then COMPLETED", async () => {
     const events: any[] = [];
-    for await (const e of client.sendMessageStream(send("stream 3"))) events.push(e);
+    for await (const e of client.sendMessageStream(sdkSend("stream 3"))) events.push(e);
     expect(events[0].payload.$case).toBe("task");
     expect(events.filter((e) => e.payload.$case === "artifactUpdate")).toHaveLength(3);
     expect(events.at(-1).payload.value.status.state).toBe(COMPLETED);
@@ -56,7 +38,7 @@ describe("@a2a-js/sdk@1.3.0 over JSON-RPC, from the agent card", () => {
 
   it("gets and lists tasks", async () => {
     const contextId = `sdk-${randomUUID()}`;
-    const sent: any = await client.sendMessage(send("listed", { contextId }));
+    const sent: any = await client.sendMessage(sdkSend("listed", { contextId }));
     const got: any = await client.getTask({ tenant: "", id: sent.id, historyLength: undefined } as never);
     expect(got.id).toBe(sent.id);
     const listed: any = await client.listTasks({ tenant: "", contextId, status: 0, pageToken: "" } as never);
@@ -65,10 +47,10 @@ describe("@a2a-js/sdk@1.3.0 over JSON-RPC, from the agent card", () => {
   });
 
   it("cancels a working task and resubscribes to another until it completes", async () => {
-    const slow: any = await client.sendMessage(send("slow 5000", {}, { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }));
+    const slow: any = await client.sendMessage(sdkSend("slow 5000", {}, returnImmediately));
     const canceled: any = await client.cancelTask({ tenant: "", id: slow.id, metadata: undefined } as never);
     expect(stateOf(canceled)).toBe(CANCELED);
-    const other: any = await client.sendMessage(send("slow 300", {}, { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }));
+    const other: any = await client.sendMessage(sdkSend("slow 300", {}, returnImmediately));
     const events: any[] = [];
     for await (const e of client.resubscribeTask({ tenant: "", id: other.id } as never)) events.push(e);
     expect(events[0].payload.$case).toBe("task");
@@ -76,7 +58,7 @@ describe("@a2a-js/sdk@1.3.0 over JSON-RPC, from the agent card", () => {
   });
 
   it("round-trips a push notification config", async () => {
-    const parked: any = await client.sendMessage(send("input-required"));
+    const parked: any = await client.sendMessage(sdkSend("input-required"));
     const created: any = await client.createTaskPushNotificationConfig({ tenant: "", id: "", taskId: parked.id, url: "https://example.com/hook", token: "t", authentication: undefined } as never);
     expect(created.id).not.toBe("");
     const got: any = await client.getTaskPushNotificationConfig({ tenant: "", taskId: parked.id, id: created.id } as never);
@@ -90,7 +72,7 @@ describe("@a2a-js/sdk@1.3.0 over JSON-RPC, from the agent card", () => {
 
   it("surfaces A2A errors as the SDK's typed errors", async () => {
     await expect(client.getTask({ tenant: "", id: "no-such-task" } as never)).rejects.toBeInstanceOf(TaskNotFoundError);
-    const done: any = await client.sendMessage(send("done"));
+    const done: any = await client.sendMessage(sdkSend("done"));
     await expect(client.cancelTask({ tenant: "", id: done.id } as never)).rejects.toBeInstanceOf(TaskNotCancelableError);
   });
 });

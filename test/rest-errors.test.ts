@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { serviceParamsKey, type ServiceParams } from "../src/core/index.js";
+import type { ServiceParams } from "../src/core/index.js";
 import { prefersProblemDetails } from "../src/bindings/rest/index.js";
 import { expectStatusError, rest, sendText, startRestHub, userMessage, violatedFields, type RestReply } from "./helpers/rest.js";
+import { spyOnGetTask } from "./helpers/service-spies.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 const PROBLEM = { accept: "application/problem+json" };
@@ -21,14 +22,7 @@ const seen: ServiceParams[] = [];
 beforeAll(async () => {
   t = await startRestHub({
     handler: { maxBodyBytes: 4096 },
-    wrap: (s) => ({
-      ...s,
-      getTask: (req, ctx) => {
-        seen.push(ctx.values.get(serviceParamsKey));
-        if (req.id === "explode") throw new Error("secret: db password is hunter2 at /srv/store.ts:42");
-        return s.getTask(req, ctx);
-      },
-    }),
+    wrap: spyOnGetTask(seen),
   });
 });
 afterAll(async () => {

@@ -5,6 +5,7 @@ import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { matchRoute } from "../src/bindings/rest/index.js";
 import { expectStatusError, rest, sendText, startRestHub, userMessage, violatedFields } from "./helpers/rest.js";
+import { h2Request } from "./helpers/h2c.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 let t: TestHub;
@@ -218,22 +219,10 @@ describe("a handler mounted under a base path", () => {
 describe("over HTTP/2 (h2c on the same port)", () => {
   it("answers REST calls and errors", async () => {
     const session = http2.connect(t.url);
-    const call = (headers: http2.OutgoingHttpHeaders, body?: string) =>
-      new Promise<{ status: number; type: string; json: any }>((resolve, reject) => {
-        const stream = session.request(headers);
-        let text = "";
-        let status = 0;
-        let type = "";
-        stream.on("response", (h) => {
-          status = Number(h[":status"]);
-          type = String(h["content-type"]);
-        });
-        stream.setEncoding("utf8");
-        stream.on("data", (d: string) => (text += d));
-        stream.on("end", () => resolve({ status, type, json: JSON.parse(text) }));
-        stream.on("error", reject);
-        stream.end(body);
-      });
+    const call = async (headers: http2.OutgoingHttpHeaders, body?: string) => {
+      const r = await h2Request(session, headers, body);
+      return { status: r.status, type: r.type, json: JSON.parse(r.text) };
+    };
     try {
       const sent = await call(
         { ":method": "POST", ":path": "/message:send", "content-type": "application/a2a+json" },

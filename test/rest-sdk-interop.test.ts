@@ -1,38 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { ClientFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { Client } from "@a2a-js/sdk/client";
 import { PushNotificationNotSupportedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
+import { CANCELED, COMPLETED, returnImmediately, sdkClient, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-
-/** SDK-shaped objects are plain interfaces with every field present; these build them. */
-const message = (text: string, extra: Record<string, unknown> = {}) => ({
-  messageId: randomUUID(),
-  contextId: "",
-  taskId: "",
-  role: 1, // ROLE_USER
-  parts: [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-});
-const returnImmediately = { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined };
-const send = (text: string, extra: Record<string, unknown> = {}, configuration?: Record<string, unknown>) =>
-  ({ tenant: "", message: message(text, extra), configuration, metadata: undefined }) as never;
-
-const stateOf = (task: any) => task.status?.state as number;
-const COMPLETED = 3;
-const CANCELED = 5;
-
-/** A client built from the hub's well-known card, speaking only HTTP+JSON. */
-const restClient = (url: string): Promise<Client> => new ClientFactory({ transports: [new RestTransportFactory()] }).createFromUrl(url);
 
 let t: TestHub;
 let client: Client;
 beforeAll(async () => {
   t = await startTestHub();
-  client = await restClient(t.url);
+  client = await sdkClient(t.url, "rest");
 });
 afterAll(async () => {
   await t.stop();
@@ -45,19 +23,19 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
   });
 
   it("sends a message and gets the completed task", async () => {
-    const result: any = await client.sendMessage(send("hello rest sdk"));
+    const result: any = await client.sendMessage(sdkSend("hello rest sdk"));
     expect(stateOf(result)).toBe(COMPLETED);
     expect(result.artifacts[0].parts[0].content).toEqual({ $case: "text", value: "hello rest sdk" });
   });
 
   it("gets a direct Message back", async () => {
-    const result: any = await client.sendMessage(send("message"));
+    const result: any = await client.sendMessage(sdkSend("message"));
     expect(result.role).toBe(2); // ROLE_AGENT
   });
 
   it("streams a task: Task first, chunks, then COMPLETED", async () => {
     const events: any[] = [];
-    for await (const e of client.sendMessageStream(send("stream 3"))) events.push(e);
+    for await (const e of client.sendMessageStream(sdkSend("stream 3"))) events.push(e);
     expect(events[0].payload.$case).toBe("task");
     expect(events.filter((e) => e.payload.$case === "artifactUpdate")).toHaveLength(3);
     expect(events.at(-1).payload.value.status.state).toBe(COMPLETED);
@@ -65,7 +43,7 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
 
   it("gets and lists tasks, with the query parameters the SDK sends", async () => {
     const contextId = `sdk-rest-${randomUUID()}`;
-    const sent: any = await client.sendMessage(send("listed", { contextId }));
+    const sent: any = await client.sendMessage(sdkSend("listed", { contextId }));
     const got: any = await client.getTask({ tenant: "", id: sent.id, historyLength: 0 } as never);
     expect(got.id).toBe(sent.id);
     expect(got.history).toEqual([]);
@@ -76,10 +54,10 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
   });
 
   it("cancels a working task and resubscribes to another until it completes", async () => {
-    const slow: any = await client.sendMessage(send("slow 5000", {}, returnImmediately));
+    const slow: any = await client.sendMessage(sdkSend("slow 5000", {}, returnImmediately));
     const canceled: any = await client.cancelTask({ tenant: "", id: slow.id, metadata: undefined } as never);
     expect(stateOf(canceled)).toBe(CANCELED);
-    const other: any = await client.sendMessage(send("slow 300", {}, returnImmediately));
+    const other: any = await client.sendMessage(sdkSend("slow 300", {}, returnImmediately));
     const events: any[] = [];
     for await (const e of client.resubscribeTask({ tenant: "", id: other.id } as never)) events.push(e);
     expect(events[0].payload.$case).toBe("task");
@@ -87,7 +65,7 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
   });
 
   it("round-trips a push notification config", async () => {
-    const parked: any = await client.sendMessage(send("input-required"));
+    const parked: any = await client.sendMessage(sdkSend("input-required"));
     const created: any = await client.createTaskPushNotificationConfig({ tenant: "", id: "", taskId: parked.id, url: "https://example.com/hook", token: "t", authentication: undefined } as never);
     expect(created.id).not.toBe("");
     expect(created.taskId).toBe(parked.id);
@@ -102,7 +80,7 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
 
   it("surfaces A2A errors as the SDK's typed errors, from the ErrorInfo reason", async () => {
     await expect(client.getTask({ tenant: "", id: "no-such-task" } as never)).rejects.toBeInstanceOf(TaskNotFoundError);
-    const done: any = await client.sendMessage(send("done"));
+    const done: any = await client.sendMessage(sdkSend("done"));
     await expect(client.cancelTask({ tenant: "", id: done.id } as never)).rejects.toBeInstanceOf(TaskNotCancelableError);
     const err: any = await client.cancelTask({ tenant: "", id: done.id } as never).catch((e) => e);
     expect(err.statusCode).toBe(400);
@@ -115,8 +93,8 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
   it("sees PushNotificationNotSupported from an agent without push", async () => {
     const h = await startTestHub({ agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard({ pushNotifications: false }) }] });
     try {
-      const c = await restClient(h.url);
-      const parked: any = await c.sendMessage(send("input-required"));
+      const c = await sdkClient(h.url, "rest");
+      const parked: any = await c.sendMessage(sdkSend("input-required"));
       // The SDK's Client refuses this itself from the card; its transport asks the server.
       const created = c.transport.createTaskPushNotificationConfig({ tenant: "", id: "", taskId: parked.id, url: "https://example.com/hook", token: "", authentication: undefined } as never);
       await expect(created).rejects.toBeInstanceOf(PushNotificationNotSupportedError);

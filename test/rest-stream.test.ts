@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { A2AError, type SequencedEvent } from "../src/core/index.js";
-import { dataEvents, openStream, rest, sendText, startRestHub, userMessage, type SseMessage } from "./helpers/rest.js";
+import { A2AError } from "../src/core/index.js";
+import { openStream, rest, sendText, startRestHub, userMessage } from "./helpers/rest.js";
+import { observeSubscriptions, type ObservedSubscription } from "./helpers/service-spies.js";
+import { dataEvents, type SseMessage } from "./helpers/sse.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 const kindOf = (event: Record<string, unknown>) => ["task", "message", "statusUpdate", "artifactUpdate"].filter((k) => k in event);
 
 /** Subscription calls seen by the service, to observe what a disconnect does server-side. */
-interface Observed {
-  signal: AbortSignal;
-  finished: boolean;
-}
-const subscriptions: Observed[] = [];
+const subscriptions: ObservedSubscription[] = [];
 /** The task whose subscriptions fail after their first event. */
 let breakingTask = "";
 
@@ -19,25 +17,9 @@ let t: TestHub;
 beforeAll(async () => {
   t = await startRestHub({
     handler: { keepAliveMs: 100 },
-    wrap: (s) => ({
-      ...s,
-      subscribeSequenced: (req, ctx, afterSeq) => {
-        const o: Observed = { signal: ctx.signal, finished: false };
-        subscriptions.push(o);
-        const inner = s.subscribeSequenced(req, ctx, afterSeq);
-        return (async function* (): AsyncGenerator<SequencedEvent> {
-          try {
-            let n = 0;
-            for await (const e of inner) {
-              yield e;
-              // The task the test marks fails once its stream has started.
-              if (++n === 1 && req.id === breakingTask) throw new A2AError("InvalidAgentResponse", "the agent said something impossible");
-            }
-          } finally {
-            o.finished = true;
-          }
-        })();
-      },
+    wrap: observeSubscriptions(subscriptions, (req, n) => {
+      // The task the test marks fails once its stream has started.
+      if (n === 1 && req.id === breakingTask) throw new A2AError("InvalidAgentResponse", "the agent said something impossible");
     }),
   });
 });

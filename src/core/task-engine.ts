@@ -78,11 +78,45 @@ export class TaskEngine {
   private readonly runs = new Map<string, Run>();
   private readonly streams = new Set<{ close(): void }>();
   private stopping = false;
+  /** Effects of the open store batch, run once it has committed (bus events, first outcomes). */
+  private pending: Array<() => void> | undefined;
 
   constructor(
     private readonly store: TaskStore,
     private readonly logger: Logger,
   ) {}
+
+  /**
+   * Opens a store batch for this tick if none is open: every event an agent
+   * publishes in one synchronous burst lands in one transaction, committed
+   * in a microtask before any I/O. Nothing is announced (bus, first outcome)
+   * until then, so nobody is told of a write that is not durable.
+   */
+  private batch(): void {
+    if (this.pending) return;
+    this.pending = [];
+    this.store.beginBatch();
+    queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    const effects = this.pending ?? [];
+    this.pending = undefined;
+    try {
+      this.store.commitBatch();
+    } catch (e) {
+      this.store.rollbackBatch();
+      this.logger.error("committing task events failed; they were not stored", { error: String(e) });
+      return;
+    }
+    for (const effect of effects) effect();
+  }
+
+  /** Runs `effect` once the open batch has committed (at once when none is open). */
+  private afterCommit(effect: () => void): void {
+    if (this.pending) this.pending.push(effect);
+    else effect();
+  }
 
   /** Number of agent runs in progress. */
   get activeRuns(): number {
@@ -132,6 +166,7 @@ export class TaskEngine {
     this.assertRunning();
     const userMessage = create(MessageSchema, { ...message, taskId: task.id, contextId: task.contextId });
     const key = this.key(scope, task.id);
+    this.batch();
     this.store.appendHistory(scope, task.id, userMessage);
     if (!this.runs.has(key) && task.state !== TaskState.WORKING) this.writeStatus(scope, task.id, task.contextId, TaskState.WORKING);
     // Read before the agent starts: an agent may publish synchronously inside execute().
@@ -246,6 +281,7 @@ export class TaskEngine {
           return true;
         }
         // A message after the task exists is conversation, not a stream event (§3.7).
+        this.batch();
         this.store.appendHistory(run.scope, run.taskId, create(MessageSchema, { ...message, taskId: run.taskId }));
         return true;
       }
@@ -287,8 +323,9 @@ export class TaskEngine {
             value: { taskId: run.taskId, contextId: run.contextId, artifact, append: u.append, lastChunk: u.lastChunk, metadata: u.metadata },
           },
         });
+        this.batch();
         const seq = this.store.changeArtifact(run.scope, run.taskId, { artifact, append: u.append, lastChunk: u.lastChunk }, ev);
-        this.bus.publish(run.key, { seq, event: ev, settled: false });
+        this.afterCommit(() => this.bus.publish(run.key, { seq, event: ev, settled: false }));
         return true;
       }
       default:
@@ -314,23 +351,27 @@ export class TaskEngine {
       metadata: run.options.metadata,
     });
     const event = create(StreamResponseSchema, { payload: { case: "task", value: task } });
+    this.batch();
     const seq = this.store.createTask(run.scope, { id: run.taskId, contextId: run.contextId, status, history: [run.userMessage], metadata: run.options.metadata }, event);
     if (run.options.pushConfig) this.store.putPushConfig(run.scope, { ...run.options.pushConfig, taskId: run.taskId }, run.options.version);
     run.created = true;
     run.state = TaskState.SUBMITTED;
-    this.bus.publish(run.key, { seq, event, settled: false });
-    run.resolveFirst({ kind: "task", taskId: run.taskId });
+    this.afterCommit(() => {
+      this.bus.publish(run.key, { seq, event, settled: false });
+      run.resolveFirst({ kind: "task", taskId: run.taskId });
+    });
   }
 
   /** Stores a status change, logs and publishes its event; the one path every status takes. */
   private writeStatus(scope: StoreScope, taskId: string, contextId: string, state: TaskState, message?: Message, metadata?: Task["metadata"]): void {
     const status = create(TaskStatusSchema, { state, message, timestamp: timestampFromMs(Date.now()) });
     const event = create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId, contextId, status, metadata } } });
+    this.batch();
     const seq = this.store.setStatus(scope, taskId, status, event);
     const key = this.key(scope, taskId);
     const run = this.runs.get(key);
     if (run) run.state = state;
-    this.bus.publish(key, { seq, event, settled: isSettled(state) });
+    this.afterCommit(() => this.bus.publish(key, { seq, event, settled: isSettled(state) }));
   }
 
   private finish(run: Run, error: unknown): void {

@@ -145,5 +145,14 @@ export interface TaskStore {
   /** Called after a transaction added deliveries to the outbox. */
   onOutbox?: () => void;
 
+  /**
+   * Opens a batch: the writes until commitBatch() become one transaction.
+   * Lets a burst of events (an agent publishing several in one tick) cost
+   * one commit instead of one each; reads inside the batch see its writes.
+   */
+  beginBatch(): void;
+  commitBatch(): void;
+  rollbackBatch(): void;
+
   close(): void;
 }

@@ -96,6 +96,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE push_configs ADD COLUMN version TEXT NOT NULL DEFAULT '1.0';
   `,
+  // 4: every status change paid for this index; only the start-up recovery
+  // read it, and one scan at start is cheaper than an index write per event.
+  `
+  DROP INDEX tasks_by_bare_state;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

@@ -82,6 +82,7 @@ export class SqliteTaskStore implements TaskStore {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma("foreign_keys = OFF");
+    this.db.pragma("wal_autocheckpoint = 0");
     migrate(this.db);
     const p = (sql: string) => this.db.prepare(sql);
     this.s = {
@@ -159,14 +160,32 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
-  /** Runs a write transaction and announces queued deliveries once it has committed. */
+  /** Runs a write transaction (a savepoint inside a batch) and announces queued deliveries once committed. */
   private write<T>(fn: () => T): T {
     const result = this.db.transaction(fn).immediate();
+    if (!this.db.inTransaction) this.announcePush();
+    return result;
+  }
+
+  private announcePush(): void {
     if (this.queuedPush) {
       this.queuedPush = false;
       this.onOutbox?.();
     }
-    return result;
+  }
+
+  beginBatch(): void {
+    if (!this.db.inTransaction) this.db.exec("BEGIN IMMEDIATE");
+  }
+
+  commitBatch(): void {
+    if (this.db.inTransaction) this.db.exec("COMMIT");
+    this.announcePush();
+  }
+
+  rollbackBatch(): void {
+    if (this.db.inTransaction) this.db.exec("ROLLBACK");
+    this.queuedPush = false;
   }
 
   private addHistory(pk: number, message: Message): void {
