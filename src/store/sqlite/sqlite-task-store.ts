@@ -72,6 +72,10 @@ export class SqliteTaskStore implements TaskStore {
   private readonly s: Record<string, Stmt>;
   private readonly listStmts = new Map<string, { page: Stmt; count: Stmt }>();
   private touchCounter: number;
+  /** better-sqlite3 transaction functions are meant to be made once: this one runs any body. */
+  private readonly tx: Database.Transaction<(body: () => unknown) => unknown>;
+  /** (tenant, agent, id) → rowid: rows are never deleted, so an entry never goes stale. */
+  private readonly pks = new Map<string, number>();
 
   constructor(options: SqliteStoreOptions) {
     if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true });
@@ -131,16 +135,25 @@ export class SqliteTaskStore implements TaskStore {
       taskByPk: p(`SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks WHERE pk = ?`),
     };
     this.touchCounter = (this.s.maxTouch!.get() as { t: number }).t;
+    this.tx = this.db.transaction((body: () => unknown) => body());
   }
 
   private row(scope: StoreScope, taskId: string): TaskRow | undefined {
     return this.s.head!.get(scope.tenant, scope.agentId, taskId) as TaskRow | undefined;
   }
 
-  private mustRow(scope: StoreScope, taskId: string): TaskRow {
-    const r = this.row(scope, taskId);
-    if (!r) throw new Error(`store: task ${taskId} not found in scope ${scope.tenant}/${scope.agentId}`);
-    return r;
+  /** The rowid of a task that must exist (writes only follow a successful lookup). */
+  private pkOf(scope: StoreScope, taskId: string): number {
+    const key = `${scope.tenant}\u0000${scope.agentId}\u0000${taskId}`;
+    let pk = this.pks.get(key);
+    if (pk === undefined) {
+      const r = this.row(scope, taskId);
+      if (!r) throw new Error(`store: task ${taskId} not found in scope ${scope.tenant}/${scope.agentId}`);
+      pk = r.pk;
+      if (this.pks.size >= 100_000) this.pks.clear();
+      this.pks.set(key, pk);
+    }
+    return pk;
   }
 
   /** Set during a transaction that queued webhook deliveries; announced after it commits. */
@@ -162,7 +175,7 @@ export class SqliteTaskStore implements TaskStore {
 
   /** Runs a write transaction (a savepoint inside a batch) and announces queued deliveries once committed. */
   private write<T>(fn: () => T): T {
-    const result = this.db.transaction(fn).immediate();
+    const result = this.tx.immediate(fn) as T;
     if (!this.db.inTransaction) this.announcePush();
     return result;
   }
@@ -186,6 +199,8 @@ export class SqliteTaskStore implements TaskStore {
   rollbackBatch(): void {
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.queuedPush = false;
+    // Rows created in the batch are gone, and their rowids may be handed out again.
+    this.pks.clear();
   }
 
   private addHistory(pk: number, message: Message): void {
@@ -208,6 +223,7 @@ export class SqliteTaskStore implements TaskStore {
         Date.now(),
       );
       const pk = Number(info.lastInsertRowid);
+      this.pks.set(`${scope.tenant}\u0000${scope.agentId}\u0000${task.id}`, pk);
       for (const m of task.history) this.addHistory(pk, m);
       const { last_seq } = this.s.bumpSeq!.get(pk) as { last_seq: number };
       this.logEvent(pk, last_seq, event);
@@ -266,21 +282,21 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   appendHistory(scope: StoreScope, taskId: string, message: Message): void {
-    this.db.transaction(() => this.addHistory(this.mustRow(scope, taskId).pk, message)).immediate();
+    this.write(() => this.addHistory(this.pkOf(scope, taskId), message));
   }
 
   setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
     return this.write(() => {
-      const r = this.mustRow(scope, taskId);
-      if (status.message) this.addHistory(r.pk, status.message);
+      const pk = this.pkOf(scope, taskId);
+      if (status.message) this.addHistory(pk, status.message);
       const { last_seq } = this.s.setStatus!.get(
         status.state,
         toBinary(TaskStatusSchema, status),
         statusMs(status),
         ++this.touchCounter,
-        r.pk,
+        pk,
       ) as { last_seq: number };
-      this.logEvent(r.pk, last_seq, event);
+      this.logEvent(pk, last_seq, event);
       return last_seq;
     });
   }
@@ -294,7 +310,7 @@ export class SqliteTaskStore implements TaskStore {
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
     return this.write(() => {
-      const { pk } = this.mustRow(scope, taskId);
+      const pk = this.pkOf(scope, taskId);
       const { artifact, append, lastChunk } = change;
       const id = artifact.artifactId;
       const existing = this.s.artifactHead!.get(pk, id) as { part_count: number } | undefined;
@@ -355,7 +371,7 @@ export class SqliteTaskStore implements TaskStore {
     if (q.contextId !== undefined) filters.contextId = q.contextId;
     if (q.state !== undefined) filters.state = q.state;
     if (q.statusAfterMs !== undefined) filters.statusAfterMs = q.statusAfterMs;
-    return this.db.transaction(() => {
+    return this.tx.deferred(() => {
       const rows = page.all({
         ...filters,
         ...(q.after ? { afterMs: q.after.statusMs, afterTouch: q.after.touch } : {}),
@@ -369,7 +385,7 @@ export class SqliteTaskStore implements TaskStore {
         next: more && last ? { statusMs: last.status_ms, touch: last.touch } : undefined,
         total: (count.get(filters) as { n: number }).n,
       };
-    }).deferred();
+    }) as TaskPage;
   }
 
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }> {
@@ -381,7 +397,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version = "1.0"): void {
-    const { pk } = this.mustRow(scope, config.taskId);
+    const pk = this.pkOf(scope, config.taskId);
     this.s.putPush!.run(pk, config.id, toBinary(TaskPushNotificationConfigSchema, config), Date.now(), version);
   }
 
@@ -406,12 +422,10 @@ export class SqliteTaskStore implements TaskStore {
     const r = this.row(scope, taskId);
     if (!r) return false;
     // Deleting a config stops its future deliveries and leaves no rows behind.
-    return this.db
-      .transaction(() => {
-        this.s.dropPushRows!.run(r.pk, id);
-        return this.s.deletePush!.run(r.pk, id).changes > 0;
-      })
-      .immediate();
+    return this.write(() => {
+      this.s.dropPushRows!.run(r.pk, id);
+      return this.s.deletePush!.run(r.pk, id).changes > 0;
+    });
   }
 
   dueDeliveries(nowMs: number, limit: number): PushDelivery[] {
