@@ -101,6 +101,28 @@ export const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX tasks_by_bare_state;
   `,
+  // 5: ListTasks' totalSize without counting a million rows: per (tenant,
+  // agent, state) counters kept by triggers in the same transaction as the
+  // change they count (tasks are never deleted).
+  `
+  CREATE TABLE task_counts (
+    tenant TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    state INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (tenant, agent, state)
+  ) WITHOUT ROWID;
+  INSERT INTO task_counts (tenant, agent, state, n) SELECT tenant, agent, state, COUNT(*) FROM tasks GROUP BY tenant, agent, state;
+  CREATE TRIGGER task_counts_insert AFTER INSERT ON tasks BEGIN
+    INSERT INTO task_counts (tenant, agent, state, n) VALUES (NEW.tenant, NEW.agent, NEW.state, 1)
+      ON CONFLICT (tenant, agent, state) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER task_counts_state AFTER UPDATE OF state ON tasks WHEN OLD.state <> NEW.state BEGIN
+    UPDATE task_counts SET n = n - 1 WHERE tenant = OLD.tenant AND agent = OLD.agent AND state = OLD.state;
+    INSERT INTO task_counts (tenant, agent, state, n) VALUES (NEW.tenant, NEW.agent, NEW.state, 1)
+      ON CONFLICT (tenant, agent, state) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

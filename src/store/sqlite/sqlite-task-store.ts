@@ -360,7 +360,11 @@ export class SqliteTaskStore implements TaskStore {
           `SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks
            WHERE ${filter}${cursor} ORDER BY status_ms DESC, touch DESC LIMIT @limit`,
         ),
-        count: this.db.prepare(`SELECT COUNT(*) AS n FROM tasks WHERE ${filter}`),
+        // Without a context or time filter the trigger-kept counters answer in O(states).
+        count:
+          q.contextId === undefined && q.statusAfterMs === undefined
+            ? this.db.prepare(`SELECT COALESCE(SUM(n), 0) AS n FROM task_counts WHERE ${filter}`)
+            : this.db.prepare(`SELECT COUNT(*) AS n FROM tasks WHERE ${filter}`),
       };
       this.listStmts.set(key, stmts);
     }
