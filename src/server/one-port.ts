@@ -36,6 +36,9 @@ export function createOnePortServer(handler: Handler): OnePortServer {
   });
 
   const server = net.createServer((socket) => {
+    // Small frames (an SSE event, a unary answer) must leave at once, not wait
+    // for Nagle's algorithm to meet the client's delayed ACK (~40 ms).
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     let seen = Buffer.alloc(0);
