@@ -1,0 +1,36 @@
+import { execFileSync } from "node:child_process";
+import { availableParallelism } from "node:os";
+
+/**
+ * Where the server and the load generator run. On this 2-core machine the
+ * server gets core 0 and the loader core 1, so neither steals the other's
+ * CPU and the server's figure is what one core of Node can do.
+ */
+export interface CpuPinning {
+  /** Command prefix that pins a server child, e.g. ["taskset", "-c", "0"]; empty when not pinned. */
+  readonly server: readonly string[];
+  readonly loader: readonly string[];
+  /** One line for the report. */
+  readonly description: string;
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pins with taskset when it exists and there are at least 2 cores; says which. */
+export function detectPinning(): CpuPinning {
+  const cores = availableParallelism();
+  if (cores < 2) return { server: [], loader: [], description: `not pinned: only ${cores} core` };
+  if (!hasTaskset()) return { server: [], loader: [], description: "not pinned: taskset not found (util-linux)" };
+  return {
+    server: ["taskset", "-c", "0"],
+    loader: ["taskset", "-c", "1"],
+    description: `taskset: server on CPU 0, loader on CPU 1 (of ${cores})`,
+  };
+}

@@ -1,0 +1,32 @@
+import type { CpuPinning } from "./cpu-pinning.js";
+import { Child, nodeTs } from "./child-process.js";
+
+/** Prefix of the one stdout line a loader prints with its JSON result. */
+export const RESULT_PREFIX = "RESULT ";
+
+/**
+ * Runs a load generator script from bench/loaders in its own process,
+ * pinned to the loader core, with its config as JSON in argv, and returns
+ * the JSON it prints after RESULT_PREFIX. Loaders report failures in their
+ * result rather than by exit code, so the bench records them and moves on.
+ */
+export async function runLoader<T>(script: string, config: unknown, pinning: CpuPinning, timeoutMs: number, interact?: (child: Child) => void): Promise<T> {
+  const child = new Child(script, [...pinning.loader, ...nodeTs(script, [JSON.stringify(config)])]);
+  interact?.(child);
+  try {
+    const m = await child.waitForLine(new RegExp(`^${RESULT_PREFIX}(.*)$`), timeoutMs);
+    return JSON.parse(m[1]!) as T;
+  } finally {
+    await child.stop("SIGTERM", 2_000);
+  }
+}
+
+/** What a loader calls to hand its result back; the loader exits once it is written. */
+export function printResult(result: unknown): void {
+  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`, () => process.exit(0));
+}
+
+/** What a loader calls to read its config. */
+export function loaderConfig<T>(): T {
+  return JSON.parse(process.argv[2] ?? "{}") as T;
+}

@@ -1,0 +1,186 @@
+import { loadavg } from "node:os";
+import type { BenchOptions } from "./bench-options.js";
+import type { CpuPinning } from "./cpu-pinning.js";
+import { gitRevision, type MachineInfo } from "./machine-info.js";
+import type { BenchResults, UnaryRow } from "./results.js";
+import { ratio, type Spread } from "./stats.js";
+import { evaluateTargets } from "./targets.js";
+
+/** Milliseconds with precision that suits their size. */
+function ms(x: number | undefined): string {
+  if (x === undefined || !Number.isFinite(x)) return "—";
+  return x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0);
+}
+
+function int(x: number | undefined): string {
+  return x === undefined || !Number.isFinite(x) ? "—" : Math.round(x).toLocaleString("en");
+}
+
+function mib(bytes: number | undefined): string {
+  return bytes === undefined || !Number.isFinite(bytes) ? "—" : `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
+
+function pct(x: number | undefined): string {
+  return x === undefined || !Number.isFinite(x) ? "—" : `${Math.round(x * 100)}%`;
+}
+
+function times(x: number): string {
+  return Number.isFinite(x) ? `${x.toFixed(2)}×` : "—";
+}
+
+/** "median [min–max]" of a spread, formatted by `f`. */
+function sp(s: Spread | undefined, f: (x: number) => string): string {
+  if (!s || s.n === 0) return "—";
+  return s.n === 1 ? f(s.median) : `${f(s.median)} [${f(s.min)}–${f(s.max)}]`;
+}
+
+function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const esc = (c: string) => c.replace(/\|/g, "\\|");
+  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`)].join("\n");
+}
+
+/** Which SDK row a hub row is compared with: same wire family, in-memory and SQLite. */
+function sdkPeers(row: UnaryRow): [string, string] {
+  return row.loader === "h2load" ? ["sdk-memory-grpc", "sdk-sqlite-grpc"] : ["sdk-memory-jsonrpc", "sdk-sqlite-jsonrpc"];
+}
+
+function unaryTable(rows: readonly UnaryRow[]): string {
+  const rps = (id: string, c: number) => rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c)?.rps.median;
+  const out: string[][] = [];
+  for (const row of rows) {
+    if (row.status !== "ok") {
+      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", "", "", ""]);
+      continue;
+    }
+    const [memPeer, sqlPeer] = sdkPeers(row);
+    row.cells.forEach((c, i) => {
+      const mine = c.rps.median;
+      out.push([
+        i === 0 ? row.server : "",
+        i === 0 ? row.binding : "",
+        i === 0 ? row.loader : "",
+        String(c.connections),
+        sp(c.rps, int),
+        sp(c.p50Ms, ms),
+        sp(c.p99Ms, ms),
+        `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`,
+        pct(c.serverCpu.median),
+        `${pct(c.loaderCpu.median)} / ${pct(c.otherCpu.max)}`,
+        i === row.cells.length - 1 ? mib(row.rssAfterBytes) : "",
+        times(ratio(mine, rps("bare-node", c.connections))),
+        row.id.startsWith("sdk-") || row.id === "bare-node" ? "" : times(ratio(mine, rps(memPeer, c.connections))),
+        row.id.startsWith("sdk-") || row.id === "bare-node" ? "" : times(ratio(mine, rps(sqlPeer, c.connections))),
+      ]);
+    });
+  }
+  return table(
+    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU", "loader / other CPU", "RSS after", "÷ bare node", "÷ SDK in-memory", "÷ SDK SQLite"],
+    out,
+  );
+}
+
+/** The whole report as Markdown: header, targets, one section per measure, notes. */
+export function renderReport(results: BenchResults, options: BenchOptions, machine: MachineInfo, pinning: CpuPinning, wallSec: number): string {
+  const parts: string[] = [];
+  const revisionNow = gitRevision();
+  parts.push(`# a2a-hub benchmark results${options.quick ? " (--quick smoke check: short runs, small sizes; indicative only)" : ""}`);
+  parts.push(
+    [
+      `- **Date**: ${machine.date}; wall time ${Math.round(wallSec)} s`,
+      `- **Machine**: ${machine.cpu}, ${machine.cores} cores, ${machine.memory} RAM, ${machine.os}`,
+      `- **Versions**: ${machine.versions.map(([k, v]) => `${k} ${v}`).join(", ")}`,
+      ...(revisionNow !== machine.revisionAtStart
+        ? [`- **Warning**: the tree changed during the run (git ${machine.revisionAtStart} at the start, ${revisionNow} at the end); later sections may have measured newer code`]
+        : []),
+      `- **Pinning**: ${pinning.description}`,
+      `- **Machine load** (1-min load average): ${machine.loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end`,
+      `- **Method**: every server is a child process on loopback; each figure is the median of ${options.runs} timed runs of ${options.durationSec} s after ${options.warmupSec} s of warm-up (autocannon rounds both up to whole seconds), with [min–max] across runs. Ratios divide medians measured in this same run.${options.waitQuiet ? " Before each measure the bench waits (up to a limit) for other processes to leave the machine idle." : ""}`,
+      `- **Checks**: autocannon checks every response body for a completed task echoing the message; h2load rows are checked by identical raw requests before and after timing, by answer size during timing, by a real client before and after, and by the count of tasks the server stored against the requests sent.`,
+    ].join("\n"),
+  );
+
+  const targets = evaluateTargets(results);
+  if (targets.length > 0) {
+    parts.push("## Targets\n\n" + table(["target", "measured (same run)", "verdict"], targets.map((t) => [t.target, t.measured, t.verdict])));
+  }
+
+  if (results.unary.length > 0) {
+    parts.push(
+      "## Unary SendMessage (echo agent)\n\n" +
+        `Request/s, latency and errors at ${options.connections.join(" and ")} concurrent connections. CPU columns are shares of one core during the timed runs: the server's (median), the loader's (median), and other processes' on the machine (worst run; anything but ~0% means a shared host disturbed the figures). ` +
+        "Ratios: this row's req/s divided by bare node:http, and by the SDK's row of the same wire family (JSON over HTTP/1.1 or h2/gRPC) at the same concurrency.\n\n" +
+        unaryTable(results.unary),
+    );
+  }
+
+  if (results.streams.length > 0) {
+    const rows = results.streams.map((s) =>
+      s.status !== "ok"
+        ? [s.binding, s.status, "", "", "", "", ""]
+        : [
+            s.binding,
+            sp(s.eventsPerSec, int),
+            String(s.eventsPerStream ?? "—"),
+            sp(s.firstEventLongMs, ms),
+            `${ms(s.firstEventP50Ms)} / ${ms(s.firstEventP99Ms)} (${s.firstEventSamples})`,
+            pct(s.clientCpu?.median),
+            String(s.errors ?? 0),
+          ],
+    );
+    parts.push(
+      `## Streaming: one stream of \`stream ${options.streamChunks}\`\n\n` +
+        "Events/s = events received ÷ time from sending the request to the last event. Time to first event is measured on each long stream and over many short streams (`stream 1`) sent one after another on a kept-alive connection.\n\n" +
+        table(["binding", "events/s median [min–max]", "events per stream", "first event ms, long streams", "first event p50 / p99 ms (short streams)", "client CPU", "errors"], rows),
+    );
+  }
+
+  const f = results.fanout;
+  if (f) {
+    parts.push(
+      `## Fan-out: ${int(f.subscribers)} SubscribeToTask streams on one slow task\n\n` +
+        (f.status !== "ok"
+          ? `${f.status}: ${f.note ?? ""}`
+          : `gRPC over h2c, ${f.sessions} connections of up to 100 streams. RSS read 1 s after every subscriber had its first event; delivery timed from sending CancelTask to each subscriber's CANCELED status.\n\n` +
+            table(
+              ["server RSS idle, no subscribers", "server RSS with subscribers", "time to subscribe all s", "CancelTask → first subscriber ms", "→ p50 ms", "→ all subscribers ms", "errors"],
+              [[mib(f.rssIdleBeforeBytes), sp(f.rssWithSubscribersBytes, (x) => mib(x)), sp(f.subscribeSec, (x) => x.toFixed(2)), sp(f.deliverFirstMs, ms), sp(f.deliverP50Ms, ms), sp(f.deliverAllMs, ms), String(f.errors ?? 0)]],
+            )),
+    );
+  }
+
+  const s = results.store;
+  if (s) {
+    parts.push(
+      `## Store scale: ${int(s.tasks)} tasks\n\n` +
+        (s.status !== "ok"
+          ? `${s.status}: ${s.note ?? ""}`
+          : `Seeded straight into the hub's SQLite file in ${s.seedSec?.toFixed(0)} s (${mib(s.dbBytes)}); ${int(s.contextTasks)} tasks in the filtered context. One request at a time over gRPC; pageSize 50; "deep" = 90% into the listing. Server RSS afterwards ${mib(s.rssAfterBytes)}.\n\n` +
+            table(
+              ["case", "position", "p50 ms median [min–max]", "p99 ms median [min–max]"],
+              s.cases.map((c) => [c.label, c.position === undefined ? "" : int(c.position), sp(c.p50Ms, ms), sp(c.p99Ms, ms)]),
+            )),
+    );
+  }
+
+  const p = results.profile;
+  if (p) {
+    parts.push(
+      "## CPU profile of the hub under SendMessage load\n\n" +
+        (p.status !== "ok"
+          ? `${p.status}: ${p.note ?? ""}`
+          : `${p.load}. Profile: \`${p.file}\` (open in Chrome DevTools › Performance). ` +
+            `Only samples taken during the timed load count: busy ${ms(p.busyMs)} ms, idle ${ms(p.idleMs)} ms (V8 samples a thread blocked in a system call, such as a SQLite write, as busy in the calling function). Self time as a share of busy time:\n\n` +
+            table(["self %", "self ms", "function", "where"], (p.frames ?? []).map((fr) => [fr.selfPct.toFixed(1), fr.selfMs.toFixed(0), fr.fn, fr.where])) +
+            "\n\nBy area:\n\n" +
+            table(["area", "self %"], (p.byArea ?? []).map((a) => [a.area, a.selfPct.toFixed(1)]))),
+    );
+  }
+
+  const notes: string[] = [];
+  for (const r of results.unary) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
+  for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
+  if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
+  if (results.store?.note) notes.push(`- store: ${results.store.note}`);
+  if (notes.length > 0) parts.push("## Notes\n\n" + notes.join("\n"));
+  return parts.join("\n\n") + "\n";
+}

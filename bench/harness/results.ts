@@ -1,0 +1,121 @@
+import type { Spread } from "./stats.js";
+
+/** Whether a measure produced figures, and if not, why. */
+export type MeasureStatus = "ok" | "not served yet" | "failed";
+
+/** One server and binding at one number of concurrent connections. */
+export interface UnaryCell {
+  readonly connections: number;
+  readonly rps: Spread;
+  readonly p50Ms: Spread;
+  readonly p99Ms: Spread;
+  /** Transport errors, timeouts, non-2xx and wrong bodies, warm-up included. Must be 0. */
+  readonly errors: number;
+  /** Share of one core the server used during the timed runs (1.0 = saturated). */
+  readonly serverCpu: Spread;
+  readonly loaderCpu: Spread;
+  /** Cores busy with other processes during the timed runs: noise from a shared host. */
+  readonly otherCpu: Spread;
+}
+
+/** One server and binding of the unary table. */
+export interface UnaryRow {
+  readonly id: string;
+  readonly group: "baseline" | "a2a-hub";
+  readonly server: string;
+  readonly binding: string;
+  readonly loader: "autocannon" | "h2load";
+  status: MeasureStatus;
+  note?: string;
+  readonly cells: UnaryCell[];
+  rssAfterBytes?: number;
+  /** How the answers were checked beyond status codes. */
+  verification?: string;
+  /** A check beyond the loader's own counts failed (see note): the row's figures are suspect. */
+  checkFailed?: boolean;
+}
+
+/** One streaming binding: events/s of one long stream and time to first event. */
+export interface StreamRow {
+  readonly id: string;
+  readonly binding: string;
+  status: MeasureStatus;
+  note?: string;
+  eventsPerSec?: Spread;
+  /** Time to first event of the long streams (one per run). */
+  firstEventLongMs?: Spread;
+  /** Time to first event over many short streams, one after another. */
+  firstEventP50Ms?: number;
+  firstEventP99Ms?: number;
+  firstEventSamples?: number;
+  eventsPerStream?: number;
+  /** The reading client's CPU share of one core during the long streams. */
+  clientCpu?: Spread;
+  errors?: number;
+}
+
+/** The fan-out measure: many idle subscribers, then one status change to all. */
+export interface FanoutResult {
+  status: MeasureStatus;
+  note?: string;
+  subscribers?: number;
+  sessions?: number;
+  rssIdleBeforeBytes?: number;
+  rssWithSubscribersBytes?: Spread;
+  subscribeSec?: Spread;
+  deliverAllMs?: Spread;
+  deliverFirstMs?: Spread;
+  deliverP50Ms?: Spread;
+  errors?: number;
+}
+
+/** One ListTasks/GetTask case at store scale. */
+export interface StoreCase {
+  readonly label: string;
+  readonly p50Ms: Spread;
+  readonly p99Ms: Spread;
+  /** Position of the page's first task in the listing (0 = newest). */
+  readonly position?: number;
+}
+
+export interface StoreResult {
+  status: MeasureStatus;
+  note?: string;
+  tasks?: number;
+  /** Tasks in the context the filtered cases list. */
+  contextTasks?: number;
+  seedSec?: number;
+  dbBytes?: number;
+  cases: StoreCase[];
+  rssAfterBytes?: number;
+  errors?: number;
+}
+
+/** Self time of one function in a CPU profile. */
+export interface ProfileFrame {
+  readonly selfPct: number;
+  readonly selfMs: number;
+  readonly fn: string;
+  readonly where: string;
+}
+
+export interface ProfileResult {
+  status: MeasureStatus;
+  note?: string;
+  load?: string;
+  file?: string;
+  frames?: ProfileFrame[];
+  /** Self time grouped by package or source folder. */
+  byArea?: Array<{ area: string; selfPct: number }>;
+  busyMs?: number;
+  idleMs?: number;
+}
+
+/** Everything one bench run measured. */
+export interface BenchResults {
+  unary: UnaryRow[];
+  streams: StreamRow[];
+  fanout?: FanoutResult;
+  store?: StoreResult;
+  profile?: ProfileResult;
+}

@@ -1,0 +1,62 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { Child, nodeTs } from "./child-process.js";
+import type { CpuPinning } from "./cpu-pinning.js";
+
+/** A server child the bench measures, pinned to the server core. */
+export interface ServerUnderTest {
+  readonly child: Child;
+  /** Base URL of its HTTP endpoint, ending in "/". */
+  readonly url: string;
+  /** Base URL of a separate gRPC port, when it has one (the SDK does). */
+  readonly grpcUrl?: string;
+}
+
+const START_TIMEOUT_MS = 60_000;
+
+/** Baseline (a): bare node:http answering a fixed small JSON. */
+export async function startBareNode(pinning: CpuPinning): Promise<ServerUnderTest> {
+  const child = new Child("bare-node-server", [...pinning.server, ...nodeTs("bench/servers/bare-node-server.ts")]);
+  const m = await child.waitForLine(/^READY (.*)$/, START_TIMEOUT_MS);
+  const { port } = JSON.parse(m[1]!) as { port: number };
+  return { child, url: `http://127.0.0.1:${port}/` };
+}
+
+/** Where the SDK's SQLite database lives, migrated with the SDK's own a2a-db tool. */
+function migrateSdkDatabase(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "sdk.db");
+  execFileSync(process.execPath, ["node_modules/@a2a-js/sdk/dist/cli/a2a_db.js", "upgrade", "--url", `sqlite:${file}`], { stdio: "pipe" });
+  return file;
+}
+
+/** Baselines (b) and (c): @a2a-js/sdk over JSON-RPC (express) and gRPC, in-memory or SQLite store. */
+export async function startSdk(pinning: CpuPinning, store: "memory" | "sqlite", dir: string): Promise<ServerUnderTest & { dbFile?: string }> {
+  const dbFile = store === "sqlite" ? migrateSdkDatabase(dir) : undefined;
+  const args = ["--store", store, ...(dbFile ? ["--db", dbFile] : [])];
+  const child = new Child(`sdk-server (${store})`, [...pinning.server, ...nodeTs("bench/servers/sdk-server.ts", args)]);
+  const m = await child.waitForLine(/^READY (.*)$/, START_TIMEOUT_MS);
+  const { jsonrpcPort, grpcPort } = JSON.parse(m[1]!) as { jsonrpcPort: number; grpcPort: number };
+  return { child, url: `http://127.0.0.1:${jsonrpcPort}/`, grpcUrl: `http://127.0.0.1:${grpcPort}/`, dbFile };
+}
+
+/** Options of a hub child. */
+export interface HubChildOptions {
+  /** Directory to write a V8 CPU profile to when the hub exits (node --cpu-prof). */
+  readonly cpuProfDir?: string;
+}
+
+/**
+ * a2a-hub exactly as `npm start` runs it (src/main.ts: durable SQLite, the
+ * echo agent, every binding the server mounts), minus the npm wrapper, so
+ * the pid is the server's own and its RSS is the server's.
+ */
+export async function startHubChild(pinning: CpuPinning, dataDir: string, options: HubChildOptions = {}): Promise<ServerUnderTest> {
+  const flags = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [];
+  // The hub's defaults are what is measured: no A2A_HUB_* settings (rate limits, tenants) leak in from the caller.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_")));
+  const child = new Child("a2a-hub", [...pinning.server, ...nodeTs("src/main.ts", ["--port", "0", "--data", dataDir], flags)], { env });
+  const m = await child.waitForLine(/a2a-hub listening on (http:\/\/\S+\/)/, START_TIMEOUT_MS);
+  return { child, url: m[1]! };
+}

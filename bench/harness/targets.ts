@@ -1,0 +1,124 @@
+import type { BenchResults, UnaryRow } from "./results.js";
+import { ratio } from "./stats.js";
+
+export type Verdict = "MET" | "MISSED" | "not served yet" | "not measured";
+
+/** One target of issue 8, judged from figures of the same run. */
+export interface TargetRow {
+  readonly target: string;
+  readonly measured: string;
+  readonly verdict: Verdict;
+}
+
+/** The thresholds, in one place. */
+export const TARGETS = {
+  jsonRpcVsSdk: 2,
+  jsonRpcVsBare: 0.5,
+  grpcVsSdk: 2,
+  sseEventsPerSec: 50_000,
+  sseFirstEventP50Ms: 2,
+  fanoutSubscribers: 10_000,
+  fanoutRssBytes: 2 ** 30,
+  listP50Ms: 5,
+  listTasks: 1_000_000,
+  /** "No slower deep than at the start": deep p50 within this factor of the first page's, for run-to-run noise. */
+  deepSlack: 1.1,
+} as const;
+
+const CONNS = 32;
+
+function rpsAt(rows: readonly UnaryRow[], id: string): { rps?: number; row?: UnaryRow } {
+  const row = rows.find((r) => r.id === id);
+  return { row, rps: row?.cells.find((c) => c.connections === CONNS)?.rps.median };
+}
+
+function fx(x: number): string {
+  return `${x.toFixed(2)}×`;
+}
+
+/** A throughput ratio target: hub row over baseline row at 32 connections. */
+function ratioTarget(rows: readonly UnaryRow[], target: string, hubId: string, baseId: string, baseLabel: string, min: number): TargetRow {
+  const hub = rpsAt(rows, hubId);
+  const base = rpsAt(rows, baseId);
+  if (hub.row?.status === "not served yet") return { target, measured: "binding not served yet", verdict: "not served yet" };
+  const r = ratio(hub.rps, base.rps);
+  if (!Number.isFinite(r)) return { target, measured: "—", verdict: "not measured" };
+  const errors = hub.row!.cells.reduce((a, c) => a + c.errors, 0);
+  const measured = `${fx(r)} (${Math.round(hub.rps!)} vs ${baseLabel} ${Math.round(base.rps!)} req/s)${errors ? `, ${errors} errors` : ""}`;
+  return { target, measured, verdict: r >= min && errors === 0 && !hub.row!.checkFailed ? "MET" : "MISSED" };
+}
+
+export function evaluateTargets(results: BenchResults): TargetRow[] {
+  const out: TargetRow[] = [];
+  const u = results.unary;
+  if (u.length > 0) {
+    out.push(ratioTarget(u, `JSON-RPC SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-jsonrpc", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
+    out.push(ratioTarget(u, `JSON-RPC SendMessage, durable, ≥ ${TARGETS.jsonRpcVsBare * 100}% of bare node:http (32 conn)`, "hub-jsonrpc", "bare-node", "bare", TARGETS.jsonRpcVsBare));
+    out.push(ratioTarget(u, `gRPC unary SendMessage ≥ ${TARGETS.grpcVsSdk}× SDK gRPC, in-memory store (32 conn)`, "hub-grpc", "sdk-memory-grpc", "SDK", TARGETS.grpcVsSdk));
+    const hubRows = u.filter((r) => r.group === "a2a-hub" && r.status === "ok");
+    const errors = hubRows.reduce((a, r) => a + r.cells.reduce((b, c) => b + c.errors, 0), 0);
+    const suspect = hubRows.filter((r) => r.checkFailed).map((r) => r.id);
+    out.push({
+      target: "error count 0 on every a2a-hub unary row",
+      measured: `${errors} errors over ${hubRows.length} bindings${suspect.length ? `; checks failed: ${suspect.join(", ")}` : ""}`,
+      verdict: hubRows.length === 0 ? "not measured" : errors === 0 && suspect.length === 0 ? "MET" : "MISSED",
+    });
+  }
+  const sse = results.streams.find((s) => s.id === "hub-sse");
+  if (sse) {
+    const ns = sse.status === "not served yet";
+    const eps = sse.eventsPerSec?.median;
+    out.push({
+      target: `one SSE stream ≥ ${TARGETS.sseEventsPerSec.toLocaleString("en")} events/s`,
+      measured: ns ? "SSE not served yet" : eps !== undefined ? `${Math.round(eps).toLocaleString("en")} events/s` : "—",
+      verdict: ns ? "not served yet" : eps === undefined ? "not measured" : eps >= TARGETS.sseEventsPerSec ? "MET" : "MISSED",
+    });
+    const p50 = sse.firstEventP50Ms;
+    out.push({
+      target: `SSE time to first event p50 < ${TARGETS.sseFirstEventP50Ms} ms`,
+      measured: ns ? "SSE not served yet" : p50 !== undefined ? `${p50.toFixed(2)} ms (${sse.firstEventSamples} streams)` : "—",
+      verdict: ns ? "not served yet" : p50 === undefined ? "not measured" : p50 < TARGETS.sseFirstEventP50Ms ? "MET" : "MISSED",
+    });
+  }
+  const f = results.fanout;
+  if (f) {
+    const rss = f.rssWithSubscribersBytes?.median;
+    const full = (f.subscribers ?? 0) >= TARGETS.fanoutSubscribers;
+    out.push({
+      target: `${TARGETS.fanoutSubscribers.toLocaleString("en")} idle subscribers < 1 GiB server RSS`,
+      measured:
+        rss !== undefined
+          ? `${(rss / 2 ** 20).toFixed(0)} MiB median (worst run ${((f.rssWithSubscribersBytes?.max ?? NaN) / 2 ** 20).toFixed(0)} MiB) with ${f.subscribers?.toLocaleString("en")} subscribers${full ? "" : " (fewer than the target's count: --quick)"}`
+          : "—",
+      verdict: rss === undefined || !full ? "not measured" : rss < TARGETS.fanoutRssBytes && (f.errors ?? 0) === 0 ? "MET" : "MISSED",
+    });
+  }
+  const s = results.store;
+  if (s && s.cases.length > 0) {
+    const full = (s.tasks ?? 0) >= TARGETS.listTasks;
+    const lists = s.cases.filter((c) => c.label.startsWith("ListTasks"));
+    const worst = Math.max(...lists.map((c) => c.p50Ms.median));
+    const scale = full ? "" : ` (at ${s.tasks?.toLocaleString("en")} tasks: --quick)`;
+    out.push({
+      target: `ListTasks page p50 < ${TARGETS.listP50Ms} ms at ${TARGETS.listTasks.toLocaleString("en")} tasks`,
+      measured: `worst case p50 ${worst.toFixed(2)} ms${scale}`,
+      verdict: !full ? "not measured" : worst < TARGETS.listP50Ms && (s.errors ?? 0) === 0 ? "MET" : "MISSED",
+    });
+    const pairs: string[] = [];
+    let slower = false;
+    for (const suffix of ["", ", contextId filter"]) {
+      const first = lists.find((c) => c.label === `ListTasks first page${suffix}`);
+      const deep = lists.find((c) => c.label === `ListTasks deep page${suffix}`);
+      if (!first || !deep) continue;
+      const r = deep.p50Ms.median / first.p50Ms.median;
+      if (r > TARGETS.deepSlack) slower = true;
+      pairs.push(`${suffix ? "filtered" : "unfiltered"}: deep/first ${fx(r)}`);
+    }
+    out.push({
+      target: `ListTasks no slower deep in the pagination than at the start (deep p50 ≤ ${TARGETS.deepSlack}× first)`,
+      measured: pairs.join("; ") + scale,
+      verdict: !full ? "not measured" : slower ? "MISSED" : "MET",
+    });
+  }
+  return out;
+}

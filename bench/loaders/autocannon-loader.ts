@@ -1,0 +1,92 @@
+/**
+ * HTTP/1.1 load with autocannon, run in its own process pinned to the
+ * loader core. Every response body is checked (response-checks.ts); a wrong
+ * body counts as a mismatch. Latencies are kept at full resolution from
+ * autocannon's per-response timings (its own histogram rounds to 1 ms).
+ *
+ * Config (argv[2], JSON): url, headers, body, connections, warmupSec,
+ * durationSec, runs, check. Prints `MARK start|end <i>` around each timed
+ * run, so the parent can measure the server's CPU share, then the result.
+ */
+import autocannon from "autocannon";
+import { loaderConfig, printResult } from "../harness/loader-process.js";
+import { checkBody, type CheckName } from "../harness/response-checks.js";
+import { quantile } from "../harness/stats.js";
+
+interface Config {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  warmupSec: number;
+  durationSec: number;
+  runs: number;
+  check: CheckName;
+}
+
+/** One timed run. */
+export interface AutocannonRun {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Socket errors + timeouts + non-2xx + body mismatches. */
+  errors: number;
+  detail: { errors: number; timeouts: number; non2xx: number; mismatches: number };
+  loaderCpu: number;
+}
+
+const config = loaderConfig<Config>();
+
+async function once(durationSec: number): Promise<AutocannonRun> {
+  const latencies: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  let done!: (r: autocannon.Result) => void;
+  let failed!: (e: Error) => void;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => ((done = resolve), (failed = reject)));
+  const instance = autocannon({
+    url: config.url,
+    method: "POST",
+    headers: config.headers,
+    body: config.body,
+    connections: config.connections,
+    pipelining: 1,
+    duration: durationSec,
+    timeout: 10,
+    verifyBody: (body) => checkBody(config.check, String(body ?? "")),
+  }, (err, result) => (err ? failed(err) : done(result)));
+  instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const r = await finished;
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  // requests.total counts every response, wrong ones included; only good answers count as served.
+  const ok = r.requests.total - r.non2xx - r.mismatches;
+  const detail = { errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, mismatches: r.mismatches };
+  return {
+    requests: ok,
+    seconds,
+    rps: ok / seconds,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    errors: detail.errors + detail.timeouts + detail.non2xx + detail.mismatches,
+    detail,
+    loaderCpu: (cpu.user + cpu.system) / 1e6 / seconds,
+  };
+}
+
+async function main(): Promise<void> {
+  const warmup = await once(config.warmupSec);
+  const runs: AutocannonRun[] = [];
+  for (let i = 0; i < config.runs; i++) {
+    process.stdout.write(`MARK start ${i}\n`);
+    runs.push(await once(config.durationSec));
+    process.stdout.write(`MARK end ${i}\n`);
+  }
+  printResult({ warmupErrors: warmup.errors, warmupRequests: warmup.requests, runs });
+}
+
+main().catch((e: unknown) => printResult({ error: e instanceof Error ? e.message : String(e) }));
