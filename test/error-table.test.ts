@@ -29,11 +29,13 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
   ExtensionSupportRequired: { jsonRpc: -32008, grpc: "FAILED_PRECONDITION", http: 400 },
   VersionNotSupported: { jsonRpc: -32009, grpc: "FAILED_PRECONDITION", http: 400 },
   InvalidParams: { jsonRpc: -32602, grpc: "INVALID_ARGUMENT", http: 400 },
+  // Ours, not the spec's: a configured limit; JSON-RPC's server-defined range as for rate limits.
+  ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
   Internal: { jsonRpc: -32603, grpc: "INTERNAL", http: 500 },
 };
 
 /** The errors of §3.3.2's A2A-specific table: they carry an ErrorInfo on every binding (§9.5, §10.6, §11.6). */
-const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal");
+const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted");
 
 const upperSnake = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 const errorInfos = (details: unknown) => (Array.isArray(details) ? details : []).filter((d) => d?.["@type"] === "type.googleapis.com/google.rpc.ErrorInfo");

@@ -6,6 +6,8 @@ import { DEFAULT_LIMITS, type CoreDeps, type CoreLimits } from "./core-deps.js";
 import type { HostedAgent } from "./hosted-agent.js";
 import { stderrLogger, type Logger } from "./logger.js";
 import * as op from "./operations/index.js";
+import { SendLedger } from "./send-ledger.js";
+import { TenantCounter } from "./tenant-counter.js";
 import { TaskEngine } from "./task-engine.js";
 
 /** What the core needs to serve A2A. */
@@ -40,12 +42,15 @@ export function createA2ACore(options: CoreOptions): A2ACore {
   const logger = options.logger ?? stderrLogger;
   const engine = new TaskEngine(options.store, logger);
   const agents = new AgentDirectory(options.agents, options.defaultAgentId);
+  const limits: CoreLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const deps: CoreDeps = {
     store: options.store,
     engine,
     agents,
     logger,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits,
+    sends: new SendLedger(options.store),
+    streams: new TenantCounter(limits.maxStreamsPerTenant, "open streams", "maxStreamsPerTenant"),
     pushUrlRefusal: options.pushUrlRefusal,
   };
   engine.recover();

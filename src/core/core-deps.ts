@@ -1,13 +1,44 @@
 import type { TaskStore } from "../store/index.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import type { Logger } from "./logger.js";
+import type { SendLedger } from "./send-ledger.js";
 import type { TaskEngine } from "./task-engine.js";
+import type { TenantCounter } from "./tenant-counter.js";
 
-/** Limits the operations enforce; each is configurable. */
+/**
+ * Limits the core enforces; each is configurable (`limits:` in the config
+ * file). A request over one is refused with an error that names it.
+ */
 export interface CoreLimits {
-  /** Push configs one task may hold (issue: at most 50 by default). */
+  /** Push configs one task may hold. */
   readonly pushConfigsPerTask: number;
+  /** Parts one message may carry. */
+  readonly maxParts: number;
+  /** UTF-8 bytes of one text part. */
+  readonly maxTextPartBytes: number;
+  /** JSON bytes of one metadata object (of the request, the message or a part). */
+  readonly maxMetadataBytes: number;
+  /** Messages kept in a task's history; older ones are dropped (the store enforces it). */
+  readonly maxHistoryMessages: number;
+  /** Streams (SendStreamingMessage, SubscribeToTask) one tenant may have open at once. */
+  readonly maxStreamsPerTenant: number;
+  /** Agent runs one tenant may have going at once (tasks submitted or working). */
+  readonly maxTasksInFlightPerTenant: number;
+  /** Events a stream's reader may fall behind by before the stream is dropped (it may resume with Last-Event-ID). */
+  readonly streamBufferEvents: number;
 }
+
+/** Defaults of CoreLimits. */
+export const DEFAULT_LIMITS: CoreLimits = {
+  pushConfigsPerTask: 50,
+  maxParts: 100,
+  maxTextPartBytes: 4 * 1024 * 1024,
+  maxMetadataBytes: 64 * 1024,
+  maxHistoryMessages: 1_000,
+  maxStreamsPerTenant: 10_000,
+  maxTasksInFlightPerTenant: 1_000,
+  streamBufferEvents: 10_000,
+};
 
 /** What every operation is given: nothing global, everything passed in. */
 export interface CoreDeps {
@@ -16,9 +47,10 @@ export interface CoreDeps {
   readonly agents: AgentDirectory;
   readonly logger: Logger;
   readonly limits: CoreLimits;
+  /** §3.3.1: the outcome of every client messageId, so a retry is not a second task. */
+  readonly sends: SendLedger;
+  /** Open streams per tenant (limits.maxStreamsPerTenant). */
+  readonly streams: TenantCounter;
   /** §13.2: why a webhook URL may not be used (resolved and checked), or undefined when it may. */
   readonly pushUrlRefusal?: (url: string) => Promise<string | undefined>;
 }
-
-/** Defaults of CoreLimits. */
-export const DEFAULT_LIMITS: CoreLimits = { pushConfigsPerTask: 50 };

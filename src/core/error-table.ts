@@ -12,6 +12,7 @@ export type A2AErrorName =
   | "ExtensionSupportRequired"
   | "VersionNotSupported"
   | "InvalidParams"
+  | "ResourceExhausted"
   | "Internal";
 
 /** One row of the binding table: how one A2A error looks on each binding. */
@@ -41,6 +42,9 @@ export const ERROR_TABLE: Readonly<Record<A2AErrorName, ErrorRow>> = {
   VersionNotSupported: { reason: "VERSION_NOT_SUPPORTED", jsonRpcCode: -32009, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Protocol version not supported" },
   // JSON-RPC 2.0 §5.1 and §3.3.2 "Validation Errors".
   InvalidParams: { reason: "INVALID_PARAMS", jsonRpcCode: -32602, grpcCode: Code.InvalidArgument, httpStatus: 400, title: "Invalid parameters" },
+  // A configured limit of the server (tasks in flight, open streams) is reached. Not an
+  // A2A error: JSON-RPC's server-defined range (-32000, as for rate limits), gRPC's and HTTP's own codes.
+  ResourceExhausted: { reason: "RESOURCE_EXHAUSTED", jsonRpcCode: -32000, grpcCode: Code.ResourceExhausted, httpStatus: 429, title: "Limit reached" },
   // §3.3.2 "System Errors": never carries internals to the client.
   Internal: { reason: "INTERNAL", jsonRpcCode: -32603, grpcCode: Code.Internal, httpStatus: 500, title: "Internal error" },
 };

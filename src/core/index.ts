@@ -15,7 +15,7 @@ export {
 export { createA2ACore, type A2ACore, type CoreOptions } from "./a2a-service.js";
 export { AgentDirectory } from "./agent-directory.js";
 export type { HostedAgent } from "./hosted-agent.js";
-export type { CoreLimits } from "./core-deps.js";
+export { DEFAULT_LIMITS, type CoreLimits } from "./core-deps.js";
 export { silentLogger, stderrLogger, type Logger } from "./logger.js";
 export { isInterrupted, isSettled, isTerminal, stateName } from "./task-state.js";
 export { PAGE_SIZE } from "./operations/index.js";

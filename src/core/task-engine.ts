@@ -39,6 +39,8 @@ export interface RunOptions {
   /** The A2A version of the request, which the push config's payloads follow. */
   readonly version?: string;
   readonly extensions: readonly string[];
+  /** §3.3.1: the client message's fingerprint; its outcome is recorded with the task so a retry finds it. */
+  readonly fingerprint?: Uint8Array;
 }
 
 interface Run {
@@ -76,6 +78,8 @@ const CANCEL_HOOK_MS = 5_000;
 export class TaskEngine {
   readonly bus = new EventBus<BusEvent>();
   private readonly runs = new Map<string, Run>();
+  /** Runs going per tenant (limits.maxTasksInFlightPerTenant). */
+  private readonly tenantRuns = new Map<string, number>();
   private readonly streams = new Set<{ close(): void }>();
   private stopping = false;
   /** Effects of the open store batch, run once it has committed (bus events, first outcomes). */
@@ -123,6 +127,16 @@ export class TaskEngine {
     return this.runs.size;
   }
 
+  /** Agent runs in progress for one tenant. */
+  runsOf(tenant: string): number {
+    return this.tenantRuns.get(tenant) ?? 0;
+  }
+
+  /** Whether an agent is running on the task now (a message to it joins that run). */
+  hasRun(scope: StoreScope, taskId: string): boolean {
+    return this.runs.has(this.key(scope, taskId));
+  }
+
   /** The bus key of a task in a scope. */
   key(scope: StoreScope, taskId: string): string {
     return EventBus.key(scope.tenant, scope.agentId, taskId);
@@ -168,6 +182,7 @@ export class TaskEngine {
     const key = this.key(scope, task.id);
     this.batch();
     this.store.appendHistory(scope, task.id, userMessage);
+    this.rememberSent(scope, userMessage, options, { taskId: task.id });
     if (!this.runs.has(key) && task.state !== TaskState.WORKING) this.writeStatus(scope, task.id, task.contextId, TaskState.WORKING);
     // Read before the agent starts: an agent may publish synchronously inside execute().
     const snapshot = this.store.snapshot(scope, task.id, view)!;
@@ -223,6 +238,8 @@ export class TaskEngine {
     run.context = context;
     run.sink = sink;
     this.runs.set(run.key, run);
+    const tenant = run.scope.tenant;
+    this.tenantRuns.set(tenant, this.runsOf(tenant) + 1);
     const executor: AgentExecutor = run.agent.executor;
     run.done = (async () => executor.execute(context, sink))().then(
       () => this.finish(run, undefined),
@@ -277,7 +294,10 @@ export class TaskEngine {
         if (!run.created) {
           if (run.replied) return this.refuse(run, "a direct reply was already sent");
           run.replied = true;
-          run.resolveFirst({ kind: "message", message: create(MessageSchema, { ...message, taskId: "" }) });
+          const reply = create(MessageSchema, { ...message, taskId: "" });
+          this.batch();
+          this.rememberSent(run.scope, run.userMessage, run.options, { reply });
+          this.afterCommit(() => run.resolveFirst({ kind: "message", message: reply }));
           return true;
         }
         // A message after the task exists is conversation, not a stream event (§3.7).
@@ -354,12 +374,19 @@ export class TaskEngine {
     this.batch();
     const seq = this.store.createTask(run.scope, { id: run.taskId, contextId: run.contextId, status, history: [run.userMessage], metadata: run.options.metadata }, event);
     if (run.options.pushConfig) this.store.putPushConfig(run.scope, { ...run.options.pushConfig, taskId: run.taskId }, run.options.version);
+    this.rememberSent(run.scope, run.userMessage, run.options, { taskId: run.taskId });
     run.created = true;
     run.state = TaskState.SUBMITTED;
     this.afterCommit(() => {
       this.bus.publish(run.key, { seq, event, settled: false });
       run.resolveFirst({ kind: "task", taskId: run.taskId });
     });
+  }
+
+  /** §3.3.1: records what a client message led to, in the open batch, so the record is as durable as the outcome. */
+  private rememberSent(scope: StoreScope, message: Message, options: RunOptions, outcome: { taskId?: string; reply?: Message }): void {
+    if (!options.fingerprint) return;
+    this.store.rememberSent(scope, { messageId: message.messageId, fingerprint: options.fingerprint, ...outcome });
   }
 
   /** Stores a status change, logs and publishes its event; the one path every status takes. */
@@ -376,6 +403,9 @@ export class TaskEngine {
 
   private finish(run: Run, error: unknown): void {
     if (this.runs.get(run.key) === run) this.runs.delete(run.key);
+    const left = this.runsOf(run.scope.tenant) - 1;
+    if (left > 0) this.tenantRuns.set(run.scope.tenant, left);
+    else this.tenantRuns.delete(run.scope.tenant);
     if (error !== undefined && !(run.controller.signal.aborted)) {
       this.logger.error("agent run failed", { agent: run.agent.id, taskId: run.taskId, error: error instanceof Error ? error.stack ?? error.message : String(error) });
     }

@@ -3,16 +3,16 @@ import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
 
-/** Events a slow stream consumer may fall behind by before its stream is dropped. */
-export const STREAM_BUFFER_LIMIT = 10_000;
 
 /**
  * Starts listening to a task's live events. Call it in the same tick as the
  * store read that the stream begins with (snapshot or log replay), so the
  * log and the live tail meet at one sequence number (§3.1.6).
  */
-export function listen(engine: TaskEngine, scope: StoreScope, taskId: string): EventQueue<BusEvent> {
-  const queue = new EventQueue<BusEvent>(STREAM_BUFFER_LIMIT);
+export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, bufferLimit: number): EventQueue<BusEvent> {
+  // A reader that stops reading must not grow memory without bound: past the
+  // limit its stream fails (it may resume with Last-Event-ID, §3.1.6).
+  const queue = new EventQueue<BusEvent>(bufferLimit);
   const unsubscribe = engine.bus.subscribe(engine.key(scope, taskId), (e) => queue.push(e));
   const untrack = engine.trackStream(queue);
   queue.whenClosed(() => {

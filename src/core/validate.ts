@@ -1,3 +1,4 @@
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Role, type Message, type Part } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AError, invalidParams } from "./a2a-error.js";
 import { effectiveMediaType, mediaTypeAccepted } from "./media-types.js";
@@ -49,4 +50,39 @@ export function checkAcceptedOutputModes(accepted: readonly string[], produced: 
   const field = "configuration.acceptedOutputModes";
   const description = `none of ${accepted.join(", ")} is produced by this agent (${produced.join(", ")})`;
   throw new A2AError("ContentTypeNotSupported", `${field}: ${description}`, { violations: [{ field, description }] });
+}
+
+/** The limits a client message is held to (a subset of CoreLimits). */
+export interface MessageLimits {
+  readonly maxParts: number;
+  readonly maxTextPartBytes: number;
+  readonly maxMetadataBytes: number;
+}
+
+/**
+ * Size limits on what a client sends, so one request cannot make the store
+ * or an agent hold more than the operator allows. Each refusal names the
+ * field and the limit's configuration key.
+ */
+export function checkMessageLimits(message: Message, requestMetadata: JsonObject | undefined, limits: MessageLimits): void {
+  if (message.parts.length > limits.maxParts) {
+    throw invalidParams("message.parts", `${message.parts.length} parts exceed the limit of ${limits.maxParts} (limits.maxParts)`);
+  }
+  checkMetadataSize("metadata", requestMetadata, limits.maxMetadataBytes);
+  checkMetadataSize("message.metadata", message.metadata, limits.maxMetadataBytes);
+  message.parts.forEach((part, i) => {
+    if (part.content.case === "text") {
+      const bytes = Buffer.byteLength(part.content.value, "utf8");
+      if (bytes > limits.maxTextPartBytes) {
+        throw invalidParams(`message.parts[${i}].text`, `${bytes} bytes exceed the limit of ${limits.maxTextPartBytes} (limits.maxTextPartBytes)`);
+      }
+    }
+    checkMetadataSize(`message.parts[${i}].metadata`, part.metadata, limits.maxMetadataBytes);
+  });
+}
+
+function checkMetadataSize(field: string, metadata: JsonObject | undefined, limit: number): void {
+  if (!metadata) return;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
+  if (bytes > limit) throw invalidParams(field, `${bytes} bytes of JSON exceed the limit of ${limit} (limits.maxMetadataBytes)`);
 }

@@ -76,7 +76,14 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     agentTenants: new Map(config.agents.filter((a) => a.tenants).map((a) => [a.id, a.tenants!])),
     rateLimit: config.rateLimit,
   };
+  // Transport limits travel beside the core's; the timeouts are the one port's.
+  const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, ...coreLimits } = config.limits;
+  void maxJsonDepth;
+  void headersTimeoutMs;
+  void bodyTimeoutMs;
   return {
+    limits: coreLimits,
+    maxBodyBytes,
     port: config.port,
     host: config.host,
     dataDir: config.dataDir,

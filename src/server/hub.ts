@@ -7,7 +7,7 @@ import { accessInterceptor, connectRoutes, serviceParamsInterceptor } from "../b
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { createA2ACore, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
+import { createA2ACore, DEFAULT_LIMITS, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -74,7 +74,10 @@ export function defaultAgents(): HostedAgent[] {
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? stderrLogger;
-  const store = new SqliteTaskStore({ filename: join(options.dataDir ?? "data", "a2a-hub.db") });
+  const store = new SqliteTaskStore({
+    filename: join(options.dataDir ?? "data", "a2a-hub.db"),
+    maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,
+  });
   const policy = new AddressPolicy(options.push);
   const core = createA2ACore({
     store,

@@ -87,6 +87,17 @@ export interface NewTask {
   readonly metadata?: Task["metadata"];
 }
 
+/**
+ * What became of a client message (§3.3.1): the task it started or joined,
+ * or the agent's direct reply. `fingerprint` identifies the message's content.
+ */
+export interface SentMessage {
+  readonly messageId: string;
+  readonly fingerprint: Uint8Array;
+  readonly taskId?: string;
+  readonly reply?: Message;
+}
+
 /** An artifact change, as §4.2.2 describes it. */
 export interface ArtifactChange {
   readonly artifact: Artifact;
@@ -119,6 +130,10 @@ export interface TaskStore {
   /** Logged events with seq > afterSeq, in order. */
   eventsAfter(scope: StoreScope, taskId: string, afterSeq: number): LoggedEvent[];
   listTasks(scope: StoreScope, query: TaskQuery): TaskPage;
+  /** Records the outcome of a client message; the first record of a messageId wins. */
+  rememberSent(scope: StoreScope, sent: SentMessage): void;
+  /** The recorded outcome of a client message, if any. */
+  findSent(scope: StoreScope, messageId: string): SentMessage | undefined;
   /** Tasks left SUBMITTED or WORKING by a previous process, across every scope. */
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }>;
 

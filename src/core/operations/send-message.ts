@@ -8,7 +8,7 @@ import {
   type SendMessageRequest,
   type SendMessageResponse,
 } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { StoreScope } from "../../store/index.js";
+import type { SentMessage, StoreScope } from "../../store/index.js";
 import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
 import { serviceParamsKey } from "../call-context.js";
@@ -16,76 +16,137 @@ import { resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 import type { HostedAgent } from "../hosted-agent.js";
+import type { SendClaim } from "../send-ledger.js";
 import type { RunOptions } from "../task-engine.js";
-import { isTerminal, stateName } from "../task-state.js";
+import { limitReached } from "../tenant-counter.js";
+import { isSettled, isTerminal, stateName } from "../task-state.js";
 import { follow, listen } from "../task-stream.js";
-import { checkAcceptedOutputModes, checkHistoryLength, validateClientMessage } from "../validate.js";
+import { checkAcceptedOutputModes, checkHistoryLength, checkMessageLimits, validateClientMessage } from "../validate.js";
+import { fingerprintOf } from "../send-ledger.js";
 import { checkPushUrl, preparePushConfig, pushVersion } from "./push-configs.js";
 
 /** Where SendMessage carries an inline push config (§3.2.2). */
 const PUSH_FIELD = "configuration.taskPushNotificationConfig.";
 
-/** A validated send: where it goes and what it continues. */
-interface PreparedSend {
+/** A validated request: where it goes and how the answer is shaped. */
+interface CheckedSend {
   readonly scope: StoreScope;
   readonly agent: HostedAgent;
   readonly message: Message;
-  readonly options: RunOptions;
   readonly historyLength?: number;
   readonly returnImmediately: boolean;
+}
+
+/** A new send, ready to run: what it continues, and the claim on its messageId. */
+interface PreparedSend extends CheckedSend {
+  readonly options: RunOptions;
+  readonly claim: SendClaim;
   /** The task the message continues (§3.4.3), when it names one. */
   readonly existing?: { id: string; contextId: string; state: number };
 }
 
-/** §3.1.1 inputs, §5.7 validation and §3.4 id rules, shared by both send operations. */
-function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): PreparedSend {
+/** §3.1.1 inputs and §5.7 validation, which a retry must pass as well. */
+function check(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): CheckedSend {
   const { scope, agent } = resolveCall(deps, ctx, req.tenant);
   const message = validateClientMessage(req.message, agent.card.defaultInputModes);
+  checkMessageLimits(message, req.metadata, deps.limits);
   const config = req.configuration;
   checkHistoryLength("configuration.historyLength", config?.historyLength);
   checkAcceptedOutputModes(config?.acceptedOutputModes ?? [], agent.card.defaultOutputModes);
-  let pushConfig;
-  if (config?.taskPushNotificationConfig) {
-    requirePush(agent);
-    pushConfig = preparePushConfig(config.taskPushNotificationConfig, PUSH_FIELD);
-  }
-  const params = ctx.values.get(serviceParamsKey);
-  const options: RunOptions = { metadata: req.metadata, pushConfig, version: pushVersion(params.version), extensions: params.extensions };
-  let existing;
-  if (message.taskId) {
-    const head = deps.store.getHead(scope, message.taskId);
-    if (!head) throw taskNotFound(message.taskId);
-    // §3.4.3: a contextId that disagrees with the task's is refused.
-    if (message.contextId && message.contextId !== head.contextId) {
-      throw invalidParams("message.contextId", `does not match the context of task ${message.taskId}`);
+  return { scope, agent, message, historyLength: config?.historyLength, returnImmediately: config?.returnImmediately ?? false };
+}
+
+/**
+ * §3.4 id rules, the inline push config and the in-flight limit of a send
+ * that is new; the claim is released if it is refused.
+ */
+async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest, c: CheckedSend, claim: SendClaim): Promise<PreparedSend> {
+  try {
+    let pushConfig;
+    if (req.configuration?.taskPushNotificationConfig) {
+      requirePush(c.agent);
+      pushConfig = preparePushConfig(req.configuration.taskPushNotificationConfig, PUSH_FIELD);
+      await checkPushUrl(deps, pushConfig, PUSH_FIELD);
     }
-    // §3.1.1: terminal tasks accept no further messages.
-    if (isTerminal(head.state)) {
-      throw new A2AError("UnsupportedOperation", `task ${message.taskId} is ${stateName(head.state)} and accepts no further messages`, {
-        metadata: { taskId: message.taskId },
-      });
+    const params = ctx.values.get(serviceParamsKey);
+    const options: RunOptions = {
+      metadata: req.metadata,
+      pushConfig,
+      version: pushVersion(params.version),
+      extensions: params.extensions,
+      fingerprint: fingerprintOf(c.message),
+    };
+    const existing = c.message.taskId ? continuable(deps, c.scope, c.message) : undefined;
+    // A message that starts an agent run counts against the tenant's runs; one that joins a run does not.
+    if (!existing || !deps.engine.hasRun(c.scope, existing.id)) {
+      const limit = deps.limits.maxTasksInFlightPerTenant;
+      if (deps.engine.runsOf(c.scope.tenant) >= limit) throw limitReached("tasks in flight per tenant", limit, "maxTasksInFlightPerTenant");
     }
-    existing = { id: head.id, contextId: head.contextId, state: head.state };
+    return { ...c, options, claim, existing };
+  } catch (e) {
+    claim.release();
+    throw e;
   }
-  return { scope, agent, message, options, historyLength: config?.historyLength, returnImmediately: config?.returnImmediately ?? false, existing };
+}
+
+/** The task a follow-up names, if it may take one more message (§3.4.3, §3.1.1). */
+function continuable(deps: CoreDeps, scope: StoreScope, message: Message): { id: string; contextId: string; state: number } {
+  const head = deps.store.getHead(scope, message.taskId);
+  if (!head) throw taskNotFound(message.taskId);
+  // §3.4.3: a contextId that disagrees with the task's is refused.
+  if (message.contextId && message.contextId !== head.contextId) {
+    throw invalidParams("message.contextId", `does not match the context of task ${message.taskId}`);
+  }
+  // §3.1.1: terminal tasks accept no further messages.
+  if (isTerminal(head.state)) {
+    throw new A2AError("UnsupportedOperation", `task ${message.taskId} is ${stateName(head.state)} and accepts no further messages`, {
+      metadata: { taskId: message.taskId },
+    });
+  }
+  return { id: head.id, contextId: head.contextId, state: head.state };
+}
+
+/** Starts the agent on a new task; the claim is released once the outcome is stored. */
+async function start(deps: CoreDeps, p: PreparedSend, taskId: string) {
+  try {
+    return await deps.engine.startTask(p.scope, p.agent, taskId, p.message, p.message.contextId || randomUUID(), p.options);
+  } finally {
+    p.claim.release();
+  }
+}
+
+/** The message joins its task; the outcome is stored (in the engine's batch) before the claim goes. */
+function join(deps: CoreDeps, p: PreparedSend, existing: NonNullable<PreparedSend["existing"]>, historyLength?: number) {
+  try {
+    return deps.engine.continueTask(p.scope, p.agent, existing, p.message, p.options, { historyLength });
+  } finally {
+    p.claim.release();
+  }
 }
 
 /** §3.1.1: a Task (after it settles, unless returnImmediately) or a direct Message. */
 export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<SendMessageResponse> {
-  const p = prepare(deps, ctx, req);
-  if (p.options.pushConfig) await checkPushUrl(deps, p.options.pushConfig, PUSH_FIELD);
+  const c = check(deps, ctx, req);
+  const claim = await deps.sends.claim(c.scope, c.message);
   let taskId: string;
-  if (p.existing) {
-    taskId = p.existing.id;
-    deps.engine.continueTask(p.scope, p.agent, p.existing, p.message, p.options);
+  if (claim.kind === "prior") {
+    // §3.3.1: a retry gets the first attempt's outcome, as it stands now.
+    if (claim.sent.reply) return create(SendMessageResponseSchema, { payload: { case: "message", value: claim.sent.reply } });
+    taskId = priorTaskId(claim.sent);
   } else {
-    taskId = randomUUID();
-    const first = await deps.engine.startTask(p.scope, p.agent, taskId, p.message, p.message.contextId || randomUUID(), p.options);
-    if (first.kind === "message") return create(SendMessageResponseSchema, { payload: { case: "message", value: first.message } });
+    const p = await prepare(deps, ctx, req, c, claim);
+    if (p.existing) {
+      taskId = p.existing.id;
+      join(deps, p, p.existing);
+    } else {
+      taskId = randomUUID();
+      const first = await start(deps, p, taskId);
+      if (first.kind === "message") return create(SendMessageResponseSchema, { payload: { case: "message", value: first.message } });
+    }
   }
   // §3.2.2: blocking by default, until terminal or interrupted.
-  if (!p.returnImmediately) await deps.engine.waitSettled(p.scope, taskId, ctx.signal);
-  const task = deps.store.getTask(p.scope, taskId, { historyLength: p.historyLength });
+  if (!c.returnImmediately) await deps.engine.waitSettled(c.scope, taskId, ctx.signal);
+  const task = deps.store.getTask(c.scope, taskId, { historyLength: c.historyLength });
   if (!task) throw taskNotFound(taskId);
   return create(SendMessageResponseSchema, { payload: { case: "task", value: task } });
 }
@@ -95,22 +156,50 @@ export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: Send
  * in order, ending after a terminal or interrupted state.
  */
 export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): AsyncGenerator<SequencedEvent> {
-  const p = prepare(deps, ctx, req);
-  requireStreaming(p.agent);
-  if (p.options.pushConfig) await checkPushUrl(deps, p.options.pushConfig, PUSH_FIELD);
+  const c = check(deps, ctx, req);
+  requireStreaming(c.agent);
+  const release = deps.streams.acquire(c.scope.tenant);
+  try {
+    yield* streamSend(deps, ctx, req, c);
+  } finally {
+    release();
+  }
+}
+
+async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest, c: CheckedSend): AsyncGenerator<SequencedEvent> {
+  const bufferLimit = deps.limits.streamBufferEvents;
+  const claim = await deps.sends.claim(c.scope, c.message);
+  if (claim.kind === "prior") {
+    if (claim.sent.reply) {
+      yield { seq: 0, event: create(StreamResponseSchema, { payload: { case: "message", value: claim.sent.reply } }) };
+      return;
+    }
+    // §3.3.1: a retried stream follows the first attempt's task from where it stands.
+    const taskId = priorTaskId(claim.sent);
+    const queue = listen(deps.engine, c.scope, taskId, bufferLimit);
+    const snap = deps.store.snapshot(c.scope, taskId, { historyLength: c.historyLength });
+    if (!snap) {
+      queue.close();
+      throw taskNotFound(taskId);
+    }
+    const settled = isSettled(snap.task.status?.state ?? 0);
+    yield* follow(queue, [{ seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled }], ctx.signal);
+    return;
+  }
+  const p = await prepare(deps, ctx, req, c, claim);
   if (p.existing) {
     // Listen, continue and snapshot in one tick: the snapshot and the tail meet exactly.
-    const queue = listen(deps.engine, p.scope, p.existing.id);
-    const snap = deps.engine.continueTask(p.scope, p.agent, p.existing, p.message, p.options, { historyLength: p.historyLength });
+    const queue = listen(deps.engine, p.scope, p.existing.id, bufferLimit);
+    const snap = join(deps, p, p.existing, p.historyLength);
     const head = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
     yield* follow(queue, [head], ctx.signal);
     return;
   }
   const taskId = randomUUID();
-  const queue = listen(deps.engine, p.scope, taskId);
+  const queue = listen(deps.engine, p.scope, taskId, bufferLimit);
   let first;
   try {
-    first = await deps.engine.startTask(p.scope, p.agent, taskId, p.message, p.message.contextId || randomUUID(), p.options);
+    first = await start(deps, p, taskId);
   } catch (e) {
     queue.close();
     throw e;
@@ -122,4 +211,10 @@ export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext,
   }
   // The creation event (seq 1) is the Task snapshot the stream must begin with.
   yield* follow(queue, [], ctx.signal);
+}
+
+/** The task a prior send led to; a record has a task or a reply, never neither. */
+function priorTaskId(sent: SentMessage): string {
+  if (!sent.taskId) throw new A2AError("Internal", `the outcome of message ${sent.messageId} was recorded without a task or a reply`);
+  return sent.taskId;
 }

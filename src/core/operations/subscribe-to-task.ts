@@ -16,7 +16,22 @@ import { follow, listen } from "../task-stream.js";
  * gets exactly what it missed, then the live tail.
  */
 export async function* subscribeToTask(deps: CoreDeps, ctx: HandlerContext, req: SubscribeToTaskRequest, afterSeq?: number): AsyncGenerator<SequencedEvent> {
-  const { scope, agent } = resolveCall(deps, ctx, req.tenant);
+  const call = resolveCall(deps, ctx, req.tenant);
+  const release = deps.streams.acquire(call.scope.tenant);
+  try {
+    yield* subscribe(deps, ctx, req, call, afterSeq);
+  } finally {
+    release();
+  }
+}
+
+async function* subscribe(
+  deps: CoreDeps,
+  ctx: HandlerContext,
+  req: SubscribeToTaskRequest,
+  { scope, agent }: ReturnType<typeof resolveCall>,
+  afterSeq?: number,
+): AsyncGenerator<SequencedEvent> {
   requireStreaming(agent);
   if (!req.id) throw invalidParams("id", "is required");
   if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) throw invalidParams("Last-Event-ID", "must be an event sequence number");
@@ -26,7 +41,7 @@ export async function* subscribeToTask(deps: CoreDeps, ctx: HandlerContext, req:
     throw new A2AError("UnsupportedOperation", `task ${req.id} is ${stateName(head.state)}; there is nothing to subscribe to`, { metadata: { taskId: req.id } });
   }
   // Listen and read in one tick: nothing is lost or repeated between them.
-  const queue = listen(deps.engine, scope, req.id);
+  const queue = listen(deps.engine, scope, req.id, deps.limits.streamBufferEvents);
   if (afterSeq !== undefined) {
     const missed = deps.store.eventsAfter(scope, req.id, afterSeq).map((e) => ({
       seq: e.seq,

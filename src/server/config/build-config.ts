@@ -1,6 +1,7 @@
 import { ConfigError } from "./config-error.js";
 import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type TenantConfig } from "./hub-config.js";
 import type { ConfigSource } from "./read-config-file.js";
+import { LIMIT_KEYS, LIMIT_RANGE, limitEnvName, type LimitsConfig } from "./limits-config.js";
 
 /** Agent kinds the hub can run. */
 export const AGENT_KINDS = ["echo", "command", "remote"] as const;
@@ -164,7 +165,7 @@ export interface ConfigOverrides {
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "remoteRegistry", "push", "rateLimit"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -181,6 +182,13 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
   if (rateFile) c.known(rateFile, ["rateLimit"], ["burst", "perSecond"]);
   const burst = envInt(env, "A2A_HUB_RATE_BURST") ?? (rateFile ? c.int(rateFile.burst, ["rateLimit", "burst"], 1, 1_000_000) : undefined);
   const perSecond = envInt(env, "A2A_HUB_RATE_PER_SECOND") ?? (rateFile ? c.int(rateFile.perSecond, ["rateLimit", "perSecond"], 1, 1_000_000) : undefined);
+  const limitsFile = file.limits === undefined ? {} : c.object(file.limits, ["limits"]);
+  c.known(limitsFile, ["limits"], LIMIT_KEYS);
+  const limits: LimitsConfig = {};
+  for (const key of LIMIT_KEYS) {
+    const v = envInt(env, limitEnvName(key), ...LIMIT_RANGE) ?? (limitsFile[key] === undefined ? undefined : c.int(limitsFile[key], ["limits", key], ...LIMIT_RANGE));
+    if (v !== undefined) limits[key] = v;
+  }
   const cidrsEnv = (env.A2A_HUB_PUSH_ALLOW_CIDRS ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "");
 
   const publicUrl = cli.publicUrl ?? env.A2A_HUB_PUBLIC_URL ?? c.optString(file.publicUrl, ["publicUrl"]);
@@ -201,6 +209,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
       timeoutMs: envInt(env, "A2A_HUB_PUSH_TIMEOUT_MS") ?? (push.timeoutMs === undefined ? undefined : c.int(push.timeoutMs, ["push", "timeoutMs"], 1, 600_000)),
     },
     rateLimit: burst !== undefined && perSecond !== undefined ? { burst, perSecond } : undefined,
+    limits,
     remoteRegistry: env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]),
   };
 }

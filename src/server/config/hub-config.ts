@@ -1,3 +1,5 @@
+import type { LimitsConfig } from "./limits-config.js";
+
 /** An agent's card fields, as the config file declares them (§4.4.1 names). */
 export interface AgentCardConfig {
   readonly name?: string;
@@ -51,6 +53,8 @@ export interface HubConfig {
     readonly timeoutMs?: number;
   };
   readonly rateLimit?: { readonly burst: number; readonly perSecond: number };
+  /** Limits over the built-in defaults (see limits-config.ts). */
+  readonly limits: LimitsConfig;
   /** A registry file of remote agents (arbiter's a2a_agents.json shape), each hosted as a `remote` agent. */
   readonly remoteRegistry?: string;
 }
@@ -64,4 +68,5 @@ export const DEFAULT_CONFIG: HubConfig = {
   tenants: [],
   agents: [{ id: "echo", kind: "echo" }],
   push: { allowPrivateNetworks: false, allowCidrs: [] },
+  limits: {},
 };

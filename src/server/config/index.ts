@@ -3,3 +3,4 @@ export { AGENT_KINDS, buildConfig, type ConfigOverrides } from "./build-config.j
 export { ConfigError } from "./config-error.js";
 export { DEFAULT_CONFIG, type AgentCardConfig, type AgentConfig, type HubConfig, type TenantConfig } from "./hub-config.js";
 export { readConfigFile, type ConfigSource } from "./read-config-file.js";
+export { LIMIT_KEYS, limitEnvName, type LimitKey, type LimitsConfig } from "./limits-config.js";

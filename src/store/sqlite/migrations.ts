@@ -123,6 +123,22 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT (tenant, agent, state) DO UPDATE SET n = n + 1;
   END;
   `,
+  // 6: idempotent sends (§3.3.1): the outcome of every client messageId per
+  // (tenant, agent), written in the transaction that stored that outcome, so
+  // a retry after a crash still finds the task it created. `fingerprint`
+  // tells a retry from a different message that reuses the id.
+  `
+  CREATE TABLE sent_messages (
+    tenant TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    fingerprint BLOB NOT NULL,
+    task_id TEXT,
+    reply BLOB,
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (tenant, agent, message_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

@@ -24,6 +24,7 @@ import type {
   LoggedEvent,
   NewTask,
   PushDelivery,
+  SentMessage,
   StoreScope,
   TaskHead,
   TaskPage,
@@ -39,6 +40,8 @@ export interface SqliteStoreOptions {
   readonly filename: string;
   /** How long a writer waits for a lock held by another connection (ms). */
   readonly busyTimeoutMs?: number;
+  /** Messages kept in a task's history; older ones are dropped as new ones arrive. Default: all. */
+  readonly maxHistoryMessages?: number;
 }
 
 interface TaskRow {
@@ -76,6 +79,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly tx: Database.Transaction<(body: () => unknown) => unknown>;
   /** (tenant, agent, id) → rowid: rows are never deleted, so an entry never goes stale. */
   private readonly pks = new Map<string, number>();
+  private readonly maxHistory: number;
 
   constructor(options: SqliteStoreOptions) {
     if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true });
@@ -90,6 +94,7 @@ export class SqliteTaskStore implements TaskStore {
     // the threshold: fewer, larger ones (16 MiB of WAL) keep that off most commits.
     this.db.pragma("wal_autocheckpoint = 4000");
     migrate(this.db);
+    this.maxHistory = options.maxHistoryMessages ?? Number.POSITIVE_INFINITY;
     const p = (sql: string) => this.db.prepare(sql);
     this.s = {
       head: p(`SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks WHERE tenant = ? AND agent = ? AND id = ?`),
@@ -101,6 +106,10 @@ export class SqliteTaskStore implements TaskStore {
       eventsAfter: p(`SELECT seq, event FROM events WHERE task_pk = ? AND seq > ? ORDER BY seq`),
       nextHistory: p(`UPDATE tasks SET history_count = history_count + 1 WHERE pk = ? RETURNING history_count`),
       insertHistory: p(`INSERT INTO history (task_pk, idx, message) VALUES (?, ?, ?)`),
+      trimHistory: p(`DELETE FROM history WHERE task_pk = ? AND idx <= ?`),
+      rememberSent: p(`INSERT INTO sent_messages (tenant, agent, message_id, fingerprint, task_id, reply, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                       ON CONFLICT (tenant, agent, message_id) DO NOTHING`),
+      findSent: p(`SELECT fingerprint, task_id, reply FROM sent_messages WHERE tenant = ? AND agent = ? AND message_id = ?`),
       historyAll: p(`SELECT message FROM history WHERE task_pk = ? ORDER BY idx`),
       historyLast: p(`SELECT message FROM history WHERE task_pk = ? ORDER BY idx DESC LIMIT ?`),
       artifactHead: p(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`),
@@ -208,6 +217,8 @@ export class SqliteTaskStore implements TaskStore {
   private addHistory(pk: number, message: Message): void {
     const { history_count } = this.s.nextHistory!.get(pk) as { history_count: number };
     this.s.insertHistory!.run(pk, history_count - 1, toBinary(MessageSchema, message));
+    // The history kept per task is bounded: the oldest messages make room (the event log keeps what happened).
+    if (history_count > this.maxHistory) this.s.trimHistory!.run(pk, history_count - 1 - this.maxHistory);
   }
 
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
@@ -392,6 +403,31 @@ export class SqliteTaskStore implements TaskStore {
         total: (count.get(filters) as { n: number }).n,
       };
     }) as TaskPage;
+  }
+
+  rememberSent(scope: StoreScope, sent: SentMessage): void {
+    this.write(() =>
+      this.s.rememberSent!.run(
+        scope.tenant,
+        scope.agentId,
+        sent.messageId,
+        sent.fingerprint,
+        sent.taskId ?? null,
+        sent.reply ? toBinary(MessageSchema, sent.reply) : null,
+        Date.now(),
+      ),
+    );
+  }
+
+  findSent(scope: StoreScope, messageId: string): SentMessage | undefined {
+    const r = this.s.findSent!.get(scope.tenant, scope.agentId, messageId) as { fingerprint: Buffer; task_id: string | null; reply: Buffer | null } | undefined;
+    if (!r) return undefined;
+    return {
+      messageId,
+      fingerprint: r.fingerprint,
+      taskId: r.task_id ?? undefined,
+      reply: r.reply ? fromBinary(MessageSchema, r.reply) : undefined,
+    };
   }
 
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }> {
