@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { Role, TaskState, type Message } from "../gen/a2a/v1/a2a_pb.js";
+import { Role, TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { hubDbFile, readHubDb } from "./helpers/hub-database.js";
+import { textOf } from "./helpers/message-text.js";
 import { taskOf, textRequest } from "./helpers/messages.js";
 import { killAllServers, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
 
@@ -12,10 +12,6 @@ afterEach(async () => {
   removeDir(dataDir);
   dataDir = undefined;
 });
-
-function textOf(message: Message | undefined): string {
-  return (message?.parts ?? []).map((p) => (p.content.case === "text" ? p.content.value : "")).join("");
-}
 
 describe("durability across a crash", () => {
   it("a SIGKILLed server keeps every finished task intact and fails the ones in flight on restart", async () => {
@@ -69,13 +65,10 @@ describe("durability across a crash", () => {
     second.signal("SIGTERM");
     expect(await second.waitExit(10_000)).toEqual({ code: 0, signal: null });
 
-    const dbFile = join(dataDir, "a2a-hub.db");
-    expect(existsSync(dbFile)).toBe(true);
-    const db = new Database(dbFile);
-    try {
-      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    } finally {
-      db.close();
-    }
+    expect(existsSync(hubDbFile(dataDir))).toBe(true);
+    readHubDb(dataDir, (db) => {
+      expect(db.integrity()).toBe("ok");
+      expect(db.logProblems()).toEqual([]);
+    });
   }, 60_000);
 });

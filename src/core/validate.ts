@@ -1,4 +1,5 @@
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { Value } from "@bufbuild/protobuf/wkt";
 import { Role, type Message, type Part } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AError, invalidParams } from "./a2a-error.js";
 import { effectiveMediaType, mediaTypeAccepted } from "./media-types.js";
@@ -71,6 +72,7 @@ export function checkMessageLimits(message: Message, requestMetadata: JsonObject
   checkMetadataSize("metadata", requestMetadata, limits.maxMetadataBytes);
   checkMetadataSize("message.metadata", message.metadata, limits.maxMetadataBytes);
   message.parts.forEach((part, i) => {
+    if (part.content.case === "data") checkFinite(`message.parts[${i}].data`, valueToPlain(part.content.value));
     if (part.content.case === "text") {
       const bytes = Buffer.byteLength(part.content.value, "utf8");
       if (bytes > limits.maxTextPartBytes) {
@@ -83,6 +85,44 @@ export function checkMessageLimits(message: Message, requestMetadata: JsonObject
 
 function checkMetadataSize(field: string, metadata: JsonObject | undefined, limit: number): void {
   if (!metadata) return;
+  checkFinite(field, metadata);
   const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
   if (bytes > limit) throw invalidParams(field, `${bytes} bytes of JSON exceed the limit of ${limit} (limits.maxMetadataBytes)`);
+}
+
+/**
+ * google.protobuf.Value numbers must be finite: JSON has no Infinity or NaN,
+ * so a stored one (binary protobuf allows it, over gRPC) would make the
+ * task unreadable to every JSON binding.
+ */
+function checkFinite(field: string, value: JsonValue): void {
+  const pending: Array<[string, JsonValue]> = [[field, value]];
+  while (pending.length > 0) {
+    const [path, v] = pending.pop()!;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) throw invalidParams(path, `${v} is not a JSON number`);
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => pending.push([`${path}[${i}]`, x]));
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) pending.push([`${path}.${k}`, x]);
+    }
+  }
+}
+
+/** A google.protobuf.Value message as the plain JSON-like value checkFinite walks (numbers kept as they are). */
+function valueToPlain(value: Value): JsonValue {
+  const k = value.kind;
+  switch (k.case) {
+    case "numberValue":
+      return k.value;
+    case "stringValue":
+    case "boolValue":
+      return k.value;
+    case "listValue":
+      return k.value.values.map(valueToPlain);
+    case "structValue":
+      return Object.fromEntries(Object.entries(k.value.fields).map(([key, v]) => [key, valueToPlain(v)]));
+    default:
+      return null;
+  }
 }

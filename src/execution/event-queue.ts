@@ -1,3 +1,32 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** A queue's reader fell more than its limit behind; what was buffered is dropped. */
+export class QueueOverflowError extends Error {
+  override readonly name = "QueueOverflowError";
+  constructor(readonly limit: number) {
+    super(`stream buffer limit of ${limit} events exceeded: the consumer is not reading`);
+  }
+}
+
+/**
+ * What the transport carrying a request does when a queue made for that
+ * request overflows: drop the connection or stream it writes to. Set per
+ * request by the server (see `withOverflowDrop`).
+ */
+export type OverflowDrop = (error: QueueOverflowError) => void;
+
+// Why async context rather than a parameter: the queue is made deep inside
+// the service (a stream's live tail) and it overflows inside the agent's
+// bus callback, while the transport that must act is blocked waiting for
+// its socket to drain, pulling nothing, so failing the queue alone would
+// never reach it. Each queue captures the drop of the request it was made in.
+const overflowDrops = new AsyncLocalStorage<OverflowDrop>();
+
+/** Runs `fn` so that every EventQueue created inside it (and its async continuations) calls `drop` on overflow. */
+export function withOverflowDrop<T>(drop: OverflowDrop, fn: () => T): T {
+  return overflowDrops.run(drop, fn);
+}
+
 /**
  * An unbounded-until-limited async queue: producers push synchronously, one
  * consumer pulls with for-await. Closing ends iteration after the buffered
@@ -11,8 +40,13 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private closed = false;
   private error: unknown;
   private onClose: (() => void) | undefined;
+  private readonly drop: OverflowDrop | undefined = overflowDrops.getStore();
 
-  /** @param limit items buffered before the queue fails (a consumer that stopped reading). */
+  /**
+   * @param limit items buffered before the queue fails (a consumer that
+   * stopped reading); the request's transport is then dropped, since a
+   * consumer that pulls nothing would never see the failure.
+   */
   constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
 
   /** Runs once when the queue closes for any reason (to unsubscribe). */
@@ -30,7 +64,9 @@ export class EventQueue<T> implements AsyncIterable<T> {
       return;
     }
     if (this.items.length >= this.limit) {
-      this.fail(new Error(`stream buffer limit of ${this.limit} events exceeded: the consumer is not reading`));
+      const error = new QueueOverflowError(this.limit);
+      this.fail(error);
+      this.drop?.(error);
       return;
     }
     this.items.push(item);

@@ -40,6 +40,8 @@ export interface HttpRouterOptions {
   readonly publicBaseUrl?: string;
   /** Largest JSON-RPC or REST request body (bytes); default 10 MiB. */
   readonly maxBodyBytes?: number;
+  /** Deepest nesting of arrays and objects in a JSON-RPC or REST request body; default 64. */
+  readonly maxJsonDepth?: number;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -87,9 +89,9 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     return { httpStatus: 429, headers: { "retry-after": String(d.retryAfterS) }, code: -32000, message: `rate limit exceeded; retry after ${d.retryAfterS} s` };
   };
   const scopeFor = (req: HttpRequest): CallScope | undefined => admissions.get(req)?.scope;
-  const { maxBodyBytes } = options;
-  const jsonRpc = createJsonRpcHandler({ service: core.service, card: cardOf, scopeFor, admit: refusal, logger, maxBodyBytes });
-  const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor, logger, maxBodyBytes });
+  const { maxBodyBytes, maxJsonDepth } = options;
+  const jsonRpc = createJsonRpcHandler({ service: core.service, card: cardOf, scopeFor, admit: refusal, logger, maxBodyBytes, maxJsonDepth });
+  const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor, logger, maxBodyBytes, maxJsonDepth });
 
   const admit = (req: HttpRequest, agentId: string | undefined): Admission => {
     const decision = guard.check(req.headers.authorization, agentId);

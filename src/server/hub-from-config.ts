@@ -78,12 +78,12 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
   };
   // Transport limits travel beside the core's; the timeouts are the one port's.
   const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, ...coreLimits } = config.limits;
-  void maxJsonDepth;
-  void headersTimeoutMs;
-  void bodyTimeoutMs;
   return {
     limits: coreLimits,
     maxBodyBytes,
+    maxJsonDepth,
+    headersTimeoutMs,
+    bodyTimeoutMs,
     port: config.port,
     host: config.host,
     dataDir: config.dataDir,

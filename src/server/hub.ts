@@ -4,6 +4,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
 import { accessInterceptor, connectRoutes, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
@@ -34,8 +35,14 @@ export interface HubOptions {
   readonly access?: AccessPolicy;
   /** Largest JSON-RPC or REST request body (bytes); default 10 MiB. */
   readonly maxBodyBytes?: number;
-  /** How long a graceful stop lets requests in flight finish (ms). */
+  /** Deepest nesting of arrays and objects in a JSON-RPC or REST request body; default 64. */
+  readonly maxJsonDepth?: number;
+  /** How long a graceful stop lets requests in flight finish (ms); default 5 s. */
   readonly shutdownGraceMs?: number;
+  /** Time a client has to send a request's headers (ms); past it the connection is closed. Default 30 s. */
+  readonly headersTimeoutMs?: number;
+  /** Time a client has to send a request's body once the headers are in (ms); past it 408. Default 60 s. */
+  readonly bodyTimeoutMs?: number;
   /**
    * Extra HTTP routes tried before the card and the 404 (facades mount
    * here); a route returns false when the request is not its own.
@@ -56,9 +63,21 @@ export interface Hub extends HubContext {
   readonly url: string;
   readonly port: number;
   readonly store: TaskStore;
-  /** Graceful stop: refuse new work, end streams, finish requests, close the database. */
+  /** Connections open on the port now, whatever their protocol or state: for leak checks. */
+  readonly openConnections: number;
+  /**
+   * Graceful stop: refuse new requests at once (connection level), let
+   * requests in flight (unary calls and streams) finish for the grace
+   * period, then stop the agents still running and end the streams still
+   * open, flush what they wrote, and close the database.
+   */
   close(): Promise<void>;
 }
+
+/** How long a graceful stop lets requests in flight finish, by default. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+/** After the grace period, how long the streams just ended have to flush their last bytes. */
+const FLUSH_MS = 2_000;
 
 /** The bindings the root card lists (§8.3.1); all answer on the one port. */
 export const SERVED_INTERFACES: readonly ServedInterface[] = ROOT_INTERFACES;
@@ -95,7 +114,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   push.start();
   const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
-  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, maxBodyBytes: options.maxBodyBytes });
+  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, maxBodyBytes: options.maxBodyBytes, maxJsonDepth: options.maxJsonDepth });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
   const routes = options.routes ?? [];
@@ -111,11 +130,17 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   };
   const handler = connectNodeAdapter({
     routes: connectRoutes(core.service, logger),
+    // The same body limit as the JSON facades: connect-node would otherwise buffer up to 4 GiB per message.
+    readMaxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     // Authentication first (§7.4): nothing reaches the service without a tenant.
     interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
     fallback: fallback as never,
   });
-  const server = createOnePortServer(handler);
+  const server = createOnePortServer(handler, {
+    headersTimeoutMs: options.headersTimeoutMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader fell behind", { path: req.url, limit: error.limit }),
+  });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.net.once("error", reject);
@@ -133,12 +158,20 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     store,
     core,
     cardFor,
+    get openConnections() {
+      return server.openConnections;
+    },
     close: () =>
       (closing ??= (async () => {
-        const grace = options.shutdownGraceMs ?? 5_000;
-        const serverClosed = server.close(grace);
+        const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        server.stopAccepting();
+        // Agents keep running meanwhile: a unary call or a stream whose task
+        // ends within the grace period gets its answer or its last event.
+        await server.drained(grace);
+        // What is still open then is ended: runs aborted (the restart fails
+        // their tasks), streams closed after the events they already have.
         await core.stop();
-        await serverClosed;
+        await server.close(Math.min(grace, FLUSH_MS));
         await push.stop();
         store.close();
       })()),

@@ -7,20 +7,52 @@ export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export class BodyTooLargeError extends Error {
   override readonly name = "BodyTooLargeError";
   constructor(readonly limit: number) {
-    super(`request body exceeds the limit of ${limit} bytes`);
+    super(`request body exceeds the limit of ${limit} bytes (limits.maxBodyBytes)`);
   }
 }
 
 /** The client went away (or the connection failed) before the body was complete. */
 export class BodyAbortedError extends Error {
-  override readonly name = "BodyAbortedError";
+  override readonly name: string = "BodyAbortedError";
+}
+
+/**
+ * The client did not finish sending the body within the server's body
+ * timeout (a slow sender, or one that stopped). A facade answers it with
+ * 408 Request Timeout (RFC 9110 §15.5.9), after which the connection is
+ * closed; one that treats it as any BodyAbortedError leaves the server to
+ * drop the exchange unanswered.
+ */
+export class BodyTimeoutError extends BodyAbortedError {
+  override readonly name = "BodyTimeoutError";
+  constructor(readonly timeoutMs: number) {
+    super(`the request body was not received within ${timeoutMs} ms (limits.bodyTimeoutMs)`);
+  }
+}
+
+/** The bodies being read now, each with how to stop its read with an error. */
+const reading = new WeakMap<HttpRequest, (error: Error) => void>();
+
+/**
+ * Ends the body read in progress on `req` with a BodyTimeoutError, so the
+ * facade reading it answers 408. Returns false when no body is being read
+ * (the server then drops the exchange itself). Called by the server when
+ * its body timer for the request expires.
+ */
+export function expireBody(req: HttpRequest, timeoutMs: number): boolean {
+  const stop = reading.get(req);
+  if (!stop) return false;
+  stop(new BodyTimeoutError(timeoutMs));
+  return true;
 }
 
 /**
  * Reads a request body into memory, at most `limit` bytes. A declared
  * Content-Length over the limit is refused before a byte is read; a body
  * that grows past it is refused the moment it does. In both cases nothing
- * more is buffered: the caller answers and calls `abandonBody`.
+ * more is buffered: the caller answers and calls `abandonBody`. A body
+ * the client is too slow to send ends with BodyTimeoutError when the
+ * server's timer expires (see expireBody).
  */
 export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
@@ -32,6 +64,7 @@ export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTE
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = (): void => {
+      reading.delete(req);
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
@@ -62,6 +95,12 @@ export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTE
       cleanup();
       reject(new BodyAbortedError("the client closed the connection before the body was complete"));
     };
+    reading.set(req, (error) => {
+      cleanup();
+      chunks.length = 0;
+      req.pause();
+      reject(error);
+    });
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);

@@ -1,14 +1,15 @@
 /**
  * HTTP plumbing the JSON facades (JSON-RPC and REST) share: bounded body
- * reading, SSE responses and the pull-first event stream, Last-Event-ID,
- * A2A service parameter negotiation (§3.2.6), the facade call context,
- * ProtoJSON reading/writing and error details.
+ * reading, the JSON nesting depth check, SSE responses and the pull-first
+ * event stream, Last-Event-ID, A2A service parameter negotiation (§3.2.6),
+ * the facade call context, ProtoJSON reading/writing and error details.
  */
-export { BodyAbortedError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readBody } from "./body-reader.js";
+export { BodyAbortedError, BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, expireBody, readBody } from "./body-reader.js";
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { abandonBody, headerValue, isHttp2, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
+export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
 export { lastEventId } from "./last-event-id.js";
 export { readProtoJson, writeProtoJson } from "./proto-json.js";
 export {

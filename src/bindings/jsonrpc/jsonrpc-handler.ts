@@ -1,11 +1,16 @@
+import { setMaxListeners } from "node:events";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
 import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
 import {
   abandonBody,
+  BodyTimeoutError,
   BodyTooLargeError,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
+  exceedsJsonDepth,
   httpCallContext,
+  jsonDepthRefusal,
   lastEventId,
   negotiateServiceParams,
   readBody,
@@ -43,6 +48,8 @@ export interface JsonRpcHandlerOptions {
   readonly card: (req: HttpRequest) => AgentCard;
   /** Largest accepted request body in bytes; default 10 MiB. */
   readonly maxBodyBytes?: number;
+  /** Deepest accepted nesting of arrays and objects in a request body; default 64. */
+  readonly maxJsonDepth?: number;
   /** The caller's tenant and agent (§13.1); undefined means the default scope. */
   readonly scopeFor?: (req: HttpRequest) => CallScope | undefined;
   /**
@@ -93,6 +100,7 @@ interface Exchange {
 export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHandler {
   const logger = options.logger ?? stderrLogger;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
 
   /** The call context every facade call gets: same context values connect-node would set. */
@@ -187,6 +195,8 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
   return async (req, res) => {
     const abort = new AbortController();
+    // Every call of a batch links its own context to this signal: up to maxBatchSize listeners is the plan, not a leak.
+    setMaxListeners(maxBatchSize + 1, abort.signal);
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });
@@ -212,11 +222,19 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
       } catch (e) {
         if (e instanceof BodyTooLargeError) {
           sendJson(res, 200, envelopeFailure(null, "invalidRequest", `${e.message}; send a smaller request`), { ...x.headers, ...abandonBody(req, res) });
+        } else if (e instanceof BodyTimeoutError) {
+          // RFC 9110 §15.5.9: a slow sender is told why before its connection closes (the one port sets Connection: close).
+          sendJson(res, 408, envelopeFailure(null, "invalidRequest", `${e.message}; send the whole body promptly`), x.headers);
         }
         // Otherwise the client is gone: there is no one to answer.
         return;
       }
 
+      // Refused unparsed, hence with id null: every reader after JSON.parse walks the value recursively.
+      if (exceedsJsonDepth(body, maxJsonDepth)) {
+        reply(x, envelopeFailure(null, "invalidRequest", jsonDepthRefusal(maxJsonDepth)));
+        return;
+      }
       let value: unknown;
       try {
         const text = body.toString("utf8").replace(/^\uFEFF/, "");

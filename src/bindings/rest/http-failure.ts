@@ -10,6 +10,8 @@ export const HTTP_FAILURES = {
   notFound: { httpStatus: 404, grpcCode: Code.NotFound, title: "Not Found" },
   /** A route has the path but not the method (RFC 9110 §15.5.6; the answer lists `Allow`). */
   methodNotAllowed: { httpStatus: 405, grpcCode: Code.Unimplemented, title: "Method Not Allowed" },
+  /** The client did not finish sending the body in time (RFC 9110 §15.5.9); the connection closes after it. */
+  requestTimeout: { httpStatus: 408, grpcCode: Code.DeadlineExceeded, title: "Request Timeout" },
   /** The body is larger than the server accepts (RFC 9110 §15.5.14). */
   contentTooLarge: { httpStatus: 413, grpcCode: Code.InvalidArgument, title: "Content Too Large" },
   /** §11.1: bodies are JSON; anything else is refused (RFC 9110 §15.5.16). */

@@ -5,6 +5,7 @@ import {
   answerEventStream,
   BodyAbortedError,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_JSON_DEPTH,
   httpCallContext,
   lastEventId,
   negotiateServiceParams,
@@ -44,6 +45,8 @@ export interface RestHandlerOptions {
   readonly logger?: Logger;
   /** Largest accepted request body in bytes; default 10 MiB. */
   readonly maxBodyBytes?: number;
+  /** Deepest accepted nesting of arrays and objects in a request body; default 64. */
+  readonly maxJsonDepth?: number;
   /** Idle time before an SSE comment line keeps a stream open; default 15 s. */
   readonly keepAliveMs?: number;
 }
@@ -65,6 +68,7 @@ export type RestHandler = (req: HttpRequest, res: HttpResponse) => Promise<boole
 export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const logger = options.logger ?? stderrLogger;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const base = (options.basePath ?? "").replace(/\/+$/, "");
 
   return async (req, res) => {
@@ -92,7 +96,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const input: RouteInput = {
         fields: match.fields,
         query: queryParams(req),
-        body: route.source === "body" ? await readJsonBody(req, maxBodyBytes) : undefined,
+        body: route.source === "body" ? await readJsonBody(req, maxBodyBytes, maxJsonDepth) : undefined,
       };
       const ctx = httpCallContext(req, {
         rpc: route.rpc,

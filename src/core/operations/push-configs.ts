@@ -60,7 +60,7 @@ export async function createPushConfig(deps: CoreDeps, ctx: HandlerContext, req:
   await checkPushUrl(deps, config);
   const replaces = deps.store.getPushConfig(scope, req.taskId, config.id) !== undefined;
   if (!replaces && deps.store.countPushConfigs(scope, req.taskId) >= deps.limits.pushConfigsPerTask) {
-    throw invalidParams("taskId", `a task holds at most ${deps.limits.pushConfigsPerTask} push notification configs`);
+    throw invalidParams("taskId", `a task holds at most ${deps.limits.pushConfigsPerTask} push notification configs (limits.pushConfigsPerTask)`);
   }
   deps.store.putPushConfig(scope, config, pushVersion(ctx.values.get(serviceParamsKey).version));
   return config;

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import {
   ArtifactSchema,
@@ -59,6 +59,17 @@ interface TaskRow {
 type Stmt = Database.Statement<unknown[], unknown>;
 
 const TERMINAL_STATES = new Set<TaskState>([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
+
+/**
+ * Reads a row back. The default recursion limit (100 levels) is below what a
+ * valid request can nest inside a task (a data part 48 JSON levels deep is
+ * ~100 message levels under Task); the store reads only what it wrote, so
+ * its rows are decoded with room to spare, or one stored message would make
+ * the task and every listing of its tenant unreadable.
+ */
+function decode<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array): MessageShape<Desc> {
+  return fromBinary(schema, bytes, { recursionLimit: 1_000 });
+}
 
 function statusMs(status: TaskStatus): number {
   return status.timestamp ? timestampMs(status.timestamp) : Date.now();
@@ -253,15 +264,15 @@ export class SqliteTaskStore implements TaskStore {
     const task = create(TaskSchema, {
       id: r.id,
       contextId: r.context_id,
-      status: fromBinary(TaskStatusSchema, r.status),
+      status: decode(TaskStatusSchema, r.status),
       metadata: r.metadata ? (JSON.parse(r.metadata) as Task["metadata"]) : undefined,
     });
     const n = view.historyLength;
     if (n === undefined) {
-      task.history = (this.s.historyAll!.all(r.pk) as { message: Buffer }[]).map((h) => fromBinary(MessageSchema, h.message));
+      task.history = (this.s.historyAll!.all(r.pk) as { message: Buffer }[]).map((h) => decode(MessageSchema, h.message));
     } else if (n > 0) {
       task.history = (this.s.historyLast!.all(r.pk, n) as { message: Buffer }[])
-        .map((h) => fromBinary(MessageSchema, h.message))
+        .map((h) => decode(MessageSchema, h.message))
         .reverse();
     }
     if (view.includeArtifacts !== false) task.artifacts = this.loadArtifacts(r.pk);
@@ -273,12 +284,12 @@ export class SqliteTaskStore implements TaskStore {
     if (heads.length === 0) return [];
     const byId = new Map<string, Artifact>();
     const out = heads.map((h) => {
-      const a = fromBinary(ArtifactSchema, h.head);
+      const a = decode(ArtifactSchema, h.head);
       byId.set(h.artifact_id, a);
       return a;
     });
     for (const p of this.s.parts!.all(pk) as { artifact_id: string; part: Buffer }[]) {
-      byId.get(p.artifact_id)?.parts.push(fromBinary(PartSchema, p.part));
+      byId.get(p.artifact_id)?.parts.push(decode(PartSchema, p.part));
     }
     return out;
   }
@@ -352,7 +363,7 @@ export class SqliteTaskStore implements TaskStore {
     if (!r) return [];
     return (this.s.eventsAfter!.all(r.pk, afterSeq) as { seq: number; event: Buffer }[]).map((e) => ({
       seq: e.seq,
-      event: fromBinary(StreamResponseSchema, e.event),
+      event: decode(StreamResponseSchema, e.event),
     }));
   }
 
@@ -426,7 +437,7 @@ export class SqliteTaskStore implements TaskStore {
       messageId,
       fingerprint: r.fingerprint,
       taskId: r.task_id ?? undefined,
-      reply: r.reply ? fromBinary(MessageSchema, r.reply) : undefined,
+      reply: r.reply ? decode(MessageSchema, r.reply) : undefined,
     };
   }
 
@@ -446,13 +457,13 @@ export class SqliteTaskStore implements TaskStore {
   getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined {
     const r = this.row(scope, taskId);
     const c = r && (this.s.getPush!.get(r.pk, id) as { config: Buffer } | undefined);
-    return c ? fromBinary(TaskPushNotificationConfigSchema, c.config) : undefined;
+    return c ? decode(TaskPushNotificationConfigSchema, c.config) : undefined;
   }
 
   listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[] {
     const r = this.row(scope, taskId);
     if (!r) return [];
-    return (this.s.listPush!.all(r.pk) as { config: Buffer }[]).map((c) => fromBinary(TaskPushNotificationConfigSchema, c.config));
+    return (this.s.listPush!.all(r.pk) as { config: Buffer }[]).map((c) => decode(TaskPushNotificationConfigSchema, c.config));
   }
 
   countPushConfigs(scope: StoreScope, taskId: string): number {
@@ -482,7 +493,7 @@ export class SqliteTaskStore implements TaskStore {
         if (t) payload = create(StreamResponseSchema, { payload: { case: "task", value: this.load(t) } });
       } else {
         const e = this.s.eventAt!.get(r.task_pk, r.seq) as { event: Buffer } | undefined;
-        if (e) payload = fromBinary(StreamResponseSchema, e.event);
+        if (e) payload = decode(StreamResponseSchema, e.event);
       }
       if (!payload) {
         this.s.deliveryDead!.run("event no longer stored", r.id);
@@ -492,7 +503,7 @@ export class SqliteTaskStore implements TaskStore {
         id: r.id,
         scope: { tenant: r.tenant, agentId: r.agent },
         taskId: r.task_id,
-        config: fromBinary(TaskPushNotificationConfigSchema, r.config),
+        config: decode(TaskPushNotificationConfigSchema, r.config),
         seq: r.seq,
         payload,
         attempts: r.attempts,

@@ -1,0 +1,73 @@
+import Database from "better-sqlite3";
+import { fromBinary } from "@bufbuild/protobuf";
+import { join } from "node:path";
+import { StreamResponseSchema, type TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import type { LoggedEvent } from "./event-log.js";
+
+/** The SQLite file a hub keeps in its data directory. */
+export function hubDbFile(dataDir: string): string {
+  return join(dataDir, "a2a-hub.db");
+}
+
+/**
+ * A hub's database opened read-only from outside the server, to audit what
+ * a crash left on disk. Table and column names are those of
+ * src/store/sqlite/migrations.ts.
+ */
+export interface HubDb {
+  /** `PRAGMA integrity_check`: "ok" when the file is sound. */
+  integrity(): string;
+  /** Every task whose event log is not exactly seqs 1..last_seq, its first entry a Task; and every event of no task. */
+  logProblems(): string[];
+  /** Each task id with its stored state. */
+  states(): Map<string, TaskState>;
+  /** The stored events of a task (by id, in any tenant or agent), in seq order. */
+  events(taskId: string): LoggedEvent[];
+  /** Number of tasks and of logged events. */
+  counts(): { tasks: number; events: number };
+}
+
+/** Opens the hub database of `dataDir` read-only, hands it to `read`, and closes it. */
+export function readHubDb<T>(dataDir: string, read: (db: HubDb) => T): T {
+  const db = new Database(hubDbFile(dataDir), { readonly: true, fileMustExist: true });
+  try {
+    return read({
+      integrity: () => db.pragma("integrity_check", { simple: true }) as string,
+      logProblems: () => {
+        const rows = db
+          .prepare(
+            `SELECT t.pk, t.id, t.last_seq, COUNT(e.seq) AS n, MIN(e.seq) AS lo, MAX(e.seq) AS hi
+             FROM tasks t LEFT JOIN events e ON e.task_pk = t.pk
+             GROUP BY t.pk`,
+          )
+          .all() as { pk: number; id: string; last_seq: number; n: number; lo: number | null; hi: number | null }[];
+        const first = db.prepare(`SELECT event FROM events WHERE task_pk = ? AND seq = 1`);
+        const problems: string[] = [];
+        for (const r of rows) {
+          // (task_pk, seq) is the primary key: n rows from 1 to n = last_seq leave no gap.
+          if (r.n !== r.last_seq || r.lo !== 1 || r.hi !== r.last_seq) {
+            problems.push(`task ${r.id}: last_seq ${r.last_seq}, ${r.n} events, seqs ${r.lo}..${r.hi}`);
+            continue;
+          }
+          const e = first.get(r.pk) as { event: Buffer };
+          const kind = fromBinary(StreamResponseSchema, e.event).payload.case;
+          if (kind !== "task") problems.push(`task ${r.id}: its log begins with ${kind}, not the Task`);
+        }
+        const orphans = (db.prepare(`SELECT COUNT(*) AS n FROM events WHERE task_pk NOT IN (SELECT pk FROM tasks)`).get() as { n: number }).n;
+        if (orphans > 0) problems.push(`${orphans} events belong to no task`);
+        return problems;
+      },
+      states: () => new Map((db.prepare(`SELECT id, state FROM tasks`).all() as { id: string; state: TaskState }[]).map((r) => [r.id, r.state])),
+      events: (taskId) =>
+        (db.prepare(`SELECT e.seq, e.event FROM events e JOIN tasks t ON t.pk = e.task_pk WHERE t.id = ? ORDER BY e.seq`).all(taskId) as { seq: number; event: Buffer }[]).map(
+          (r) => ({ seq: r.seq, event: fromBinary(StreamResponseSchema, r.event) }),
+        ),
+      counts: () => ({
+        tasks: (db.prepare(`SELECT COUNT(*) AS n FROM tasks`).get() as { n: number }).n,
+        events: (db.prepare(`SELECT COUNT(*) AS n FROM events`).get() as { n: number }).n,
+      }),
+    });
+  } finally {
+    db.close();
+  }
+}
