@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { MessageSchema, type Message } from "../../gen/a2a/v1/a2a_pb.js";
 import type { SentMessage, StoreScope, TaskStore } from "../store/index.js";
 import { invalidParams } from "./a2a-error.js";
@@ -66,8 +66,21 @@ export class SendLedger {
 /**
  * What makes two sends the same message: its parts and the task and context
  * it names. Metadata and extensions may differ between a send and its retry.
+ * Hashed over JSON with sorted keys, not the binary form: protobuf writes a
+ * Struct's entries (data parts, part metadata) in insertion order, and a
+ * retry may list the same object's keys in another order.
  */
 export function fingerprintOf(message: Message): Uint8Array {
   const essence = create(MessageSchema, { parts: message.parts, taskId: message.taskId, contextId: message.contextId });
-  return createHash("sha256").update(toBinary(MessageSchema, essence)).digest();
+  return createHash("sha256").update(canonicalJson(toJson(MessageSchema, essence))).digest();
+}
+
+/** JSON text with every object's keys sorted, so equal values give equal text. */
+function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k]!)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
 }
