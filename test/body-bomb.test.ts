@@ -41,6 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   const peak = rss.stop();
+  console.log(`body-bomb: hub RSS ${baseline.toFixed(0)} MiB before the uploads, peak ${peak.toFixed(0)} MiB during them`);
   const alive = server.child.exitCode === null && server.child.signalCode === null;
   await killAllServers();
   removeDir(dataDir);

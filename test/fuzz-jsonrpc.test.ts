@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpcCase, type RpcCase } from "./helpers/fuzz-arbitraries.js";
-import { startFuzzHub, type FuzzHub } from "./helpers/fuzz-hub.js";
-import { bodyPreview, fuzzSeed, FuzzStats, RawHttpClient, runFuzz } from "./helpers/fuzz-http.js";
+import { fuzzBinding, startFuzzHub, type FuzzHub } from "./helpers/fuzz-hub.js";
+import { bodyPreview, fuzzSeed } from "./helpers/fuzz-http.js";
 import { judgeJsonRpc } from "./helpers/fuzz-oracle.js";
 import { post, rpc } from "./helpers/jsonrpc-requests.js";
 import { userMessage } from "./helpers/json-messages.js";
 
 /** Bodies to send; FUZZ_SEED replays a failing run. */
 const TOTAL = 20_000;
-const CONCURRENCY = 8;
 const SEED = fuzzSeed(0x2a2a_1001);
-const TIMEOUT_MS = 10_000;
 
 let fz: FuzzHub;
 beforeAll(async () => {
@@ -21,39 +19,17 @@ afterAll(async () => {
 });
 
 describe("JSON-RPC facade under generated input", () => {
-  const stats = new FuzzStats();
-
-  it(
-    `answers ${TOTAL} generated bodies with well-formed JSON-RPC 2.0, never a crash or a hang`,
-    async () => {
-      const client = new RawHttpClient(new URL(fz.t.url), CONCURRENCY);
-      const started = Date.now();
-      try {
-        await runFuzz<RpcCase>({
-          cases: rpcCase(fz.pool),
-          total: TOTAL,
-          concurrency: CONCURRENCY,
-          seed: SEED,
-          describe: (c) => `${c.kind} POST ${c.path} ${JSON.stringify(c.headers)} body ${bodyPreview(c.body)}`,
-          exchange: async (c) => {
-            const reply = await client.send({ method: "POST", target: c.path, headers: c.headers, body: c.body }, TIMEOUT_MS);
-            const verdict = await judgeJsonRpc(c, reply, fz.limits);
-            stats.count(c.kind, verdict.outcome);
-            return verdict.problems;
-          },
-        });
-      } finally {
-        client.close();
-        console.log(`JSON-RPC fuzz (seed ${SEED}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ${stats.summary()}`);
-        if (fz.loggedErrors.length > 0) console.log(`the hub logged ${fz.loggedErrors.length} error(s):\n${fz.loggedErrors.slice(0, 5).join("\n")}`);
-      }
-      expect(stats.exchanges).toBeGreaterThanOrEqual(TOTAL);
-      // The judge fails a run on the first -32603; this says so in the summary too.
-      expect(stats.outcomes((o) => o.includes("-32603"))).toBe(0);
-      expect(fz.loggedErrors, fz.loggedErrors.slice(0, 5).join("\n")).toEqual([]);
-    },
-    240_000,
-  );
+  it(`answers ${TOTAL} generated bodies with well-formed JSON-RPC 2.0, never a crash or a hang`, { timeout: 240_000 }, () =>
+    fuzzBinding<RpcCase>(fz, {
+      label: "JSON-RPC",
+      cases: rpcCase(fz.pool),
+      total: TOTAL,
+      seed: SEED,
+      describe: (c) => `${c.kind} POST ${c.path} ${JSON.stringify(c.headers)} body ${bodyPreview(c.body)}`,
+      request: (c) => ({ method: "POST", target: c.path, headers: c.headers, body: c.body }),
+      judge: (c, reply) => judgeJsonRpc(c, reply, fz.limits),
+      serverFailure: (outcome) => outcome.includes("-32603"),
+    }));
 
   it("stays responsive afterwards, with no run or subscription left behind", async () => {
     const r = await post(fz.t.url, rpc("SendMessage", { message: userMessage("hello after the storm") }, "after"));

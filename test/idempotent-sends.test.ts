@@ -18,9 +18,7 @@ import {
 } from "../gen/a2a/v1/a2a_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { hashToken } from "../src/auth/index.js";
 import type { AgentExecutor } from "../src/execution/index.js";
-import { buildConfig, hubOptionsFromConfig } from "../src/server/index.js";
 import { v03Message } from "./helpers/json-messages.js";
 import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
 import { collect, textRequest } from "./helpers/messages.js";
@@ -29,6 +27,7 @@ import { openStream, rest } from "./helpers/rest.js";
 import { removeDir, tempDataDir } from "./helpers/server-process.js";
 import { dataEvents, type SseStream } from "./helpers/sse.js";
 import { CLIENT_FACTORIES } from "./helpers/tenant-clients.js";
+import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub, type TransportName } from "./helpers/test-hub.js";
 
 /*
@@ -560,25 +559,7 @@ describe("tenants and agents", () => {
   let th: TestHub;
 
   beforeAll(async () => {
-    const config = buildConfig(
-      {
-        file: "inline",
-        lineOf: () => undefined,
-        data: {
-          tenants: [
-            { id: "t1", tokens: [hashToken(TOKENS.t1)] },
-            { id: "t2", tokens: [hashToken(TOKENS.t2)] },
-          ],
-          agents: [
-            { id: "alpha", kind: "echo" },
-            { id: "beta", kind: "echo" },
-          ],
-        },
-      },
-      {},
-    );
-    const { agents, access } = hubOptionsFromConfig(config);
-    th = await startTestHub({ agents, access });
+    th = await startTestHub(tenantHubOptions(TOKENS, [{ id: "alpha" }, { id: "beta" }]));
   });
   afterAll(async () => {
     await th?.stop();

@@ -93,6 +93,7 @@ describe("a reader that stops reading", () => {
     const taskId = await waitCompleted(server, "sse", 45_000);
     await waitCompleted(server, "grpc", 15_000);
     const peak = rss.stop();
+    console.log(`slow reader: ${CHUNKS} events unread on SSE and on gRPC; hub RSS ${baseline.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB`);
     expect(peak - baseline, `RSS ${baseline.toFixed(0)} → peak ${peak.toFixed(0)} MiB`).toBeLessThan(RSS_GROWTH_BOUND_MIB);
 
     // gRPC: the stream was reset with ENHANCE_YOUR_CALM (connect clients read it as RESOURCE_EXHAUSTED).

@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
 import { hashToken } from "../src/auth/index.js";
-import { buildConfig, hubOptionsFromConfig } from "../src/server/index.js";
+import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { CLIENT_FACTORIES, type TenantClient } from "./helpers/tenant-clients.js";
 
@@ -14,26 +14,7 @@ const BINDINGS = ["jsonrpc", "rest", "grpc"] as const;
 
 let t: TestHub;
 beforeAll(async () => {
-  const config = buildConfig(
-    {
-      file: "inline",
-      lineOf: () => undefined,
-      data: {
-        tenants: [
-          { id: "t1", tokens: [hashToken(TOKENS.t1)] },
-          { id: "t2", tokens: [hashToken(TOKENS.t2)] },
-        ],
-        agents: [
-          { id: "alpha", kind: "echo" },
-          { id: "beta", kind: "echo" },
-          { id: "private", kind: "echo", tenants: ["t1"] },
-        ],
-      },
-    },
-    {},
-  );
-  const { agents, access } = hubOptionsFromConfig(config);
-  t = await startTestHub({ agents, access });
+  t = await startTestHub(tenantHubOptions(TOKENS, [{ id: "alpha" }, { id: "beta" }, { id: "private", tenants: ["t1"] }]));
 });
 afterAll(async () => {
   await t.stop();

@@ -1,6 +1,9 @@
+import { expect } from "vitest";
+import type fc from "fast-check";
 import type { Logger } from "../../src/core/index.js";
+import { FuzzStats, RawHttpClient, runFuzz, type RawReply, type RawRequest } from "./fuzz-http.js";
 import type { FuzzPool } from "./fuzz-arbitraries.js";
-import type { FuzzLimits } from "./fuzz-oracle.js";
+import type { FuzzLimits, Verdict } from "./fuzz-oracle.js";
 import { post, rpc } from "./jsonrpc-requests.js";
 import { userMessage } from "./json-messages.js";
 import { startTestHub, type TestHub } from "./test-hub.js";
@@ -60,4 +63,56 @@ export async function startFuzzHub(limits: FuzzLimits = { maxBodyBytes: 256 * 10
       await receiver.close();
     },
   };
+}
+
+/** One binding's fuzz run against a FuzzHub: what to generate, how to send a case, how to judge its answer. */
+export interface BindingFuzz<C> {
+  /** The binding's name in the report ("JSON-RPC"). */
+  readonly label: string;
+  readonly cases: fc.Arbitrary<C>;
+  readonly total: number;
+  readonly seed: number;
+  describe(c: C): string;
+  request(c: C): RawRequest;
+  judge(c: C, reply: RawReply): Promise<Verdict>;
+  /** Whether an outcome is a server failure (a -32603, a 5xx): the run must have none. */
+  readonly serverFailure: (outcome: string) => boolean;
+}
+
+/** Exchanges in flight at once. */
+const FUZZ_CONCURRENCY = 8;
+/** An answer slower than this is a hang. */
+const FUZZ_TIMEOUT_MS = 10_000;
+
+/**
+ * Sends `total` generated cases, FUZZ_CONCURRENCY at a time, and fails on
+ * any wrong, missing or late answer, any server failure outcome, and any
+ * error the hub logged. Prints the counts by generator and by outcome.
+ */
+export async function fuzzBinding<C>(fz: FuzzHub, run: BindingFuzz<C>): Promise<void> {
+  const stats = new FuzzStats();
+  const client = new RawHttpClient(new URL(fz.t.url), FUZZ_CONCURRENCY);
+  const started = Date.now();
+  try {
+    await runFuzz<C>({
+      cases: run.cases,
+      total: run.total,
+      concurrency: FUZZ_CONCURRENCY,
+      seed: run.seed,
+      describe: run.describe,
+      exchange: async (c) => {
+        const verdict = await run.judge(c, await client.send(run.request(c), FUZZ_TIMEOUT_MS));
+        stats.count((c as { kind: string }).kind, verdict.outcome);
+        return verdict.problems;
+      },
+    });
+  } finally {
+    client.close();
+    console.log(`${run.label} fuzz (seed ${run.seed}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ${stats.summary()}`);
+    if (fz.loggedErrors.length > 0) console.log(`the hub logged ${fz.loggedErrors.length} error(s):\n${fz.loggedErrors.slice(0, 5).join("\n")}`);
+  }
+  expect(stats.exchanges).toBeGreaterThanOrEqual(run.total);
+  // The judge fails a run on the first server failure; this says so in the summary too.
+  expect(stats.outcomes(run.serverFailure)).toBe(0);
+  expect(fz.loggedErrors, fz.loggedErrors.slice(0, 5).join("\n")).toEqual([]);
 }
