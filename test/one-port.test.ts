@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as http from "node:http";
 import * as net from "node:net";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
@@ -49,5 +50,61 @@ describe("one port for HTTP/1.1 and h2c", () => {
   it("a request starting like the preface but diverging is HTTP/1.1", async () => {
     const reply = await exchange([Buffer.from("P"), Buffer.from("OST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")]);
     expect(reply.toString("latin1")).toMatch(/^HTTP\/1\.1 404/);
+  });
+});
+
+/** One answer over `agent`, with the local port of the connection it came on. */
+function request(agent: http.Agent, method: string, path: string, body?: Buffer): Promise<{ status: number; connection?: string; json: any; localPort: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: t.hub.port, method, path, agent, headers: body ? { "content-type": "application/json", "content-length": String(body.length) } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      const localPort = res.socket.localPort!;
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, json: JSON.parse(Buffer.concat(chunks).toString("utf8")), localPort }));
+    });
+    // A body the server stopped reading may fail to finish writing: the answer is what counts.
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("answers given before the body was read (RFC 9112 §9.6)", () => {
+  it("bodiless requests keep their connection alive", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const card = await request(agent, "GET", "/.well-known/agent-card.json");
+      const missing = await request(agent, "GET", "/nowhere");
+      expect([card.status, card.connection, missing.status, missing.connection]).toEqual([200, "keep-alive", 404, "keep-alive"]);
+      expect(missing.localPort).toBe(card.localPort);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("a small unread body is discarded and the connection serves the next request", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // The REST facade refuses an unknown path before it reads the body.
+      const refused = await request(agent, "POST", "/nowhere/at/all", Buffer.alloc(200 * 1024, " "));
+      expect([refused.status, refused.connection, refused.json.error?.code]).toEqual([404, "keep-alive", 404]);
+      const next = await request(agent, "GET", "/.well-known/agent-card.json");
+      expect(next.status).toBe(200);
+      expect(next.localPort).toBe(refused.localPort);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("a large unread body gets Connection: close with the answer, which the client reads whole", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await request(agent, "POST", "/nowhere/at/all", Buffer.alloc(8 * 1024 * 1024, " "));
+      expect([refused.status, refused.connection, refused.json.error?.code]).toEqual([404, "close", 404]);
+      const next = await request(agent, "GET", "/.well-known/agent-card.json");
+      expect(next.status).toBe(200);
+      expect(next.localPort).not.toBe(refused.localPort);
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -345,7 +345,7 @@ function dropRest(x: Exchange): void {
 function closeIfBodyLeftLarge(res: http.ServerResponse, req: http.IncomingMessage): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
-    if (!req.complete) {
+    if (!bodyReceived(req)) {
       const declared = Number(req.headers["content-length"]);
       if (!Number.isFinite(declared) || declared > DRAIN_BYTES) this.shouldKeepAlive = false;
     }
@@ -361,7 +361,9 @@ function keepAlivePromised(res: http.ServerResponse): boolean {
 /** Whether the client has sent the whole body (it may not have been read yet). */
 function bodyReceived(req: Request): boolean {
   if (isH2(req)) return req.stream.destroyed || req.stream.state.remoteClose === 1 || req.stream.endAfterHeaders;
-  return req.complete;
+  // RFC 9112 §6.3: with neither Transfer-Encoding nor Content-Length there is no body
+  // (Node sets `complete` only after the handler has run, even then).
+  return req.complete || (req.headers["transfer-encoding"] === undefined && Number(req.headers["content-length"] ?? 0) === 0);
 }
 
 /**
