@@ -24,6 +24,8 @@ afterEach(async () => {
 const CHUNKS = 100_000;
 /** limits.streamBufferEvents of the hub under test: far below CHUNKS, so a reader that stops is dropped early. */
 const BUFFER_EVENTS = 2_000;
+/** limits.streamStallMs of the hub under test: how long a reader past the buffer may read nothing. */
+const STALL_MS = 300;
 /**
  * How much the hub's RSS may grow while two streams of CHUNKS events go
  * to readers that read nothing. Measured: about 45 MiB with the buffer
@@ -65,11 +67,11 @@ function chunkTexts(events: readonly SseMessage[]): string[] {
 }
 
 describe("a reader that stops reading", () => {
-  it("is dropped once it falls limits.streamBufferEvents behind (JSON-RPC SSE and gRPC), the hub's memory stays bounded, and Last-Event-ID resumes after the last event it got", async () => {
+  it("is dropped once it is limits.streamBufferEvents behind and has read nothing for limits.streamStallMs (JSON-RPC SSE and gRPC), the hub's memory stays bounded, and Last-Event-ID resumes after the last event it got", async () => {
     dataDir = tempDataDir();
     const server = await spawnServer(dataDir, {
       // Two open streams per tenant: resuming after the drops proves both were released.
-      env: { A2A_HUB_LIMIT_STREAM_BUFFER_EVENTS: String(BUFFER_EVENTS), A2A_HUB_LIMIT_MAX_STREAMS_PER_TENANT: "2" },
+      env: { A2A_HUB_LIMIT_STREAM_BUFFER_EVENTS: String(BUFFER_EVENTS), A2A_HUB_LIMIT_STREAM_STALL_MS: String(STALL_MS), A2A_HUB_LIMIT_MAX_STREAMS_PER_TENANT: "2" },
     });
     // Warm up both paths, so the baseline includes the code and the caches they load.
     expect((await collect(server.client("grpc").sendStreamingMessage(textRequest("stream 50")))).length).toBe(53);
@@ -121,6 +123,63 @@ describe("a reader that stops reading", () => {
     expect(texts).toHaveLength(CHUNKS);
     expect(texts.every((t, i) => t === `chunk ${i + 1}\n`)).toBe(true);
   }, 90_000);
+});
+
+/** The chunks of `stream N` as a reader got them, from JSON-RPC SSE results or gRPC StreamResponses. */
+function chunkOf(update: { artifact?: { parts: Array<{ text?: string; content?: { case?: string; value?: unknown } }> } } | undefined): string[] {
+  return (update?.artifact?.parts ?? []).map((p) => (p.text ?? (p.content?.case === "text" ? String(p.content.value) : "")));
+}
+
+describe("a reader that reads slowly", () => {
+  /** Far more chunks than the buffer holds, read with pauses: the reader falls behind again and again. */
+  const SLOW_CHUNKS = 30_000;
+  const SMALL_BUFFER = 50;
+  /**
+   * The hub runs in its own process, as in production: its agent produces
+   * at full speed on the other core while this process reads. (The file's
+   * afterEach stops it.)
+   */
+  const startHub = (): Promise<ServerProcess> => {
+    dataDir = tempDataDir();
+    return spawnServer(dataDir, { env: { A2A_HUB_LIMIT_STREAM_BUFFER_EVENTS: String(SMALL_BUFFER), A2A_HUB_LIMIT_STREAM_STALL_MS: "5000" } });
+  };
+  const pause = (n: number) => (n % 200 === 0 ? sleep(40) : undefined);
+
+  it("over gRPC gets every event in order, fed from the event log once it is limits.streamBufferEvents behind, and is not dropped", async () => {
+    const server = await startHub();
+    const texts: string[] = [];
+    let last: TaskState | undefined;
+    let n = 0;
+    for await (const e of server.client("grpc").sendStreamingMessage(textRequest(`stream ${SLOW_CHUNKS}`))) {
+      if (e.payload.case === "artifactUpdate") texts.push(...chunkOf(e.payload.value as never));
+      if (e.payload.case === "statusUpdate") last = e.payload.value.status?.state;
+      await pause(++n);
+    }
+    expect(last).toBe(TaskState.COMPLETED);
+    expect(texts).toHaveLength(SLOW_CHUNKS);
+    expect(texts.every((text, i) => text === `chunk ${i + 1}\n`)).toBe(true);
+    expect(server.stderr()).not.toMatch(/stream dropped/);
+  }, 60_000);
+
+  it("over JSON-RPC SSE gets every event once, with SSE ids 1..n, and is not dropped", async () => {
+    const server = await startHub();
+    const stream = await openRpcStream(server.url, "SendStreamingMessage", { message: userMessage(`stream ${SLOW_CHUNKS}`) });
+    const ids: number[] = [];
+    const texts: string[] = [];
+    let last: string | undefined;
+    for await (const e of stream.events!) {
+      if (e.data === undefined) continue;
+      ids.push(Number(e.id));
+      texts.push(...chunkOf(e.data.result?.artifactUpdate));
+      last = e.data.result?.statusUpdate?.status?.state ?? last;
+      await pause(ids.length);
+    }
+    expect(last).toBe("TASK_STATE_COMPLETED");
+    expect(ids).toEqual(ids.map((_, i) => i + 1));
+    expect(texts).toHaveLength(SLOW_CHUNKS);
+    expect(texts.every((text, i) => text === `chunk ${i + 1}\n`)).toBe(true);
+    expect(server.stderr()).not.toMatch(/stream dropped/);
+  }, 60_000);
 });
 
 /** The timeouts of the hub below: small, so a slow sender is cut off quickly. */

@@ -24,8 +24,17 @@ export interface CoreLimits {
   readonly maxStreamsPerTenant: number;
   /** Agent runs one tenant may have going at once (tasks submitted or working). */
   readonly maxTasksInFlightPerTenant: number;
-  /** Events a stream's reader may fall behind by before the stream is dropped (it may resume with Last-Event-ID). */
+  /**
+   * Events buffered for a stream's reader. One that falls further behind
+   * is fed from the task's event log instead, so it costs no more memory.
+   */
   readonly streamBufferEvents: number;
+  /**
+   * A reader past streamBufferEvents that has read nothing for this long
+   * (ms) has stopped reading: its stream is dropped (it may resume with
+   * Last-Event-ID).
+   */
+  readonly streamStallMs: number;
 }
 
 /** Defaults of CoreLimits. */
@@ -38,6 +47,7 @@ export const DEFAULT_LIMITS: CoreLimits = {
   maxStreamsPerTenant: 10_000,
   maxTasksInFlightPerTenant: 1_000,
   streamBufferEvents: 10_000,
+  streamStallMs: 10_000,
 };
 
 /** What every operation is given: nothing global, everything passed in. */

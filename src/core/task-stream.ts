@@ -1,18 +1,40 @@
-import type { StoreScope } from "../store/index.js";
+import type { StoreScope, TaskStore } from "../store/index.js";
 import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
+import type { CoreLimits } from "./core-deps.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
+import { isSettled } from "./task-state.js";
 
+/** The limits a stream's live tail is kept within. */
+export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallMs">;
+
+/** Logged events read per page when a stream catches up from the log: its memory bound. */
+const LOG_PAGE = 256;
+
+/** Reads a task's logged events after a sequence number, one bounded page at a time. */
+export type LogPager = (afterSeq: number) => BusEvent[];
+
+/** The pager of one task's event log. */
+export function logPager(store: TaskStore, scope: StoreScope, taskId: string): LogPager {
+  return (afterSeq) =>
+    store.eventsAfter(scope, taskId, afterSeq, LOG_PAGE).map((e) => ({
+      seq: e.seq,
+      event: e.event,
+      settled: e.event.payload.case === "statusUpdate" && isSettled(e.event.payload.value.status?.state ?? 0),
+    }));
+}
 
 /**
- * Starts listening to a task's live events. Call it in the same tick as the
- * store read that the stream begins with (snapshot or log replay), so the
+ * Starts listening to a task's live events. Call it before the store read
+ * the stream begins with (snapshot or log replay), in the same tick, so the
  * log and the live tail meet at one sequence number (§3.1.6).
  */
-export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, bufferLimit: number): EventQueue<BusEvent> {
-  // A reader that stops reading must not grow memory without bound: past the
-  // limit its stream fails (it may resume with Last-Event-ID, §3.1.6).
-  const queue = new EventQueue<BusEvent>(bufferLimit);
+export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, limits: StreamLimits): EventQueue<BusEvent> {
+  // A reader that falls streamBufferEvents behind costs no more memory: its
+  // buffer is dropped and it catches up from the event log (see follow).
+  // One that has stopped reading fails the queue, and its transport is
+  // dropped; it may resume with Last-Event-ID (§3.1.6).
+  const queue = new EventQueue<BusEvent>(limits.streamBufferEvents, { lag: { stallMs: limits.streamStallMs } });
   const unsubscribe = engine.bus.subscribe(engine.key(scope, taskId), (e) => queue.push(e));
   const untrack = engine.trackStream(queue);
   queue.whenClosed(() => {
@@ -22,24 +44,58 @@ export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, bu
   return queue;
 }
 
+/** Where a stream's events come from besides its live queue. */
+export interface FollowFrom {
+  /** Events to yield first: a snapshot or replayed log entries. */
+  readonly head?: readonly BusEvent[];
+  /** The task's log, read when the queue lagged (and from `replayAfter`). */
+  readonly log: LogPager;
+  /** Replay the log after this seq before the live tail (Last-Event-ID). */
+  readonly replayAfter?: number;
+}
+
 /**
- * Yields `head` (a snapshot or replayed log entries), then live events newer
- * than the last one yielded, and ends after the first event that leaves the
- * task terminal or interrupted (§3.1.2, §3.1.6). Aborting `signal` (the
- * client went away) ends it at once and drops the subscription.
+ * Yields the head, then every event newer than the last one yielded, live
+ * from the queue or, when the reader fell behind, from the log; ends after
+ * the first event that leaves the task terminal or interrupted (§3.1.2,
+ * §3.1.6). Aborting `signal` (the client went away) ends it at once and
+ * drops the subscription.
  */
-export async function* follow(queue: EventQueue<BusEvent>, head: readonly BusEvent[], signal?: AbortSignal): AsyncGenerator<SequencedEvent> {
+export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, signal?: AbortSignal): AsyncGenerator<SequencedEvent> {
   const onAbort = (): void => queue.close();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     if (signal?.aborted) return;
-    let last = 0;
-    for (const e of head) {
+    let last = from.replayAfter ?? 0;
+    for (const e of from.head ?? []) {
       yield { seq: e.seq, event: e.event };
       last = Math.max(last, e.seq);
       if (e.settled) return;
     }
-    for await (const e of queue) {
+    let replay = from.replayAfter !== undefined;
+    for (;;) {
+      // The queue discarded what it held: the log has all of it (events are
+      // announced only after they commit), and what the queue gets from now
+      // on is newer or repeats what the log gives (skipped by seq).
+      if (queue.takeLag()) replay = true;
+      if (replay) {
+        replay = false;
+        for (;;) {
+          const page = from.log(last);
+          for (const e of page) {
+            if (e.seq <= last) continue;
+            last = e.seq;
+            yield { seq: e.seq, event: e.event };
+            queue.noteProgress();
+            if (e.settled) return;
+          }
+          if (page.length < LOG_PAGE) break;
+        }
+        continue;
+      }
+      const r = await queue.next();
+      if (r.done) return;
+      const e = r.value;
       if (e.seq <= last) continue;
       last = e.seq;
       yield { seq: e.seq, event: e.event };

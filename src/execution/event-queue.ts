@@ -32,6 +32,14 @@ export function withOverflowDrop<T>(drop: OverflowDrop, fn: () => T): T {
  * consumer pulls with for-await. Closing ends iteration after the buffered
  * items; failing ends it with an error. Used to turn bus callbacks into
  * streams without losing events between subscription and consumption.
+ *
+ * What happens past the limit:
+ * - by default the queue fails (and the request's transport is dropped);
+ * - with `lag`, the buffered items are discarded and the queue is marked
+ *   lagging, for a consumer that can read what it missed elsewhere (a
+ *   task's event log): memory stays bounded and a slow reader still gets
+ *   everything. A consumer that has not pulled for `lag.stallMs` has
+ *   stopped reading, and an overflow then fails the queue after all.
  */
 export class EventQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
@@ -41,13 +49,37 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private error: unknown;
   private onClose: (() => void) | undefined;
   private readonly drop: OverflowDrop | undefined = overflowDrops.getStore();
+  private lagging = false;
+  /** When the consumer last pulled or reported progress. */
+  private progressAt = Date.now();
 
   /**
-   * @param limit items buffered before the queue fails (a consumer that
-   * stopped reading); the request's transport is then dropped, since a
-   * consumer that pulls nothing would never see the failure.
+   * @param limit items buffered before the queue overflows
+   * @param options `lag`: discard and mark lagging on overflow instead of
+   * failing, unless the consumer stalled (see the class). A failure also
+   * drops the request's transport, since a consumer that pulls nothing
+   * would never see it.
    */
-  constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
+  constructor(
+    private readonly limit = Number.POSITIVE_INFINITY,
+    private readonly options: { readonly lag?: { readonly stallMs: number } } = {},
+  ) {}
+
+  /**
+   * Whether items were discarded since the last call (overflow "lag"); the
+   * consumer must read what it missed before it pulls again, since what the
+   * queue holds now is newer.
+   */
+  takeLag(): boolean {
+    const lagging = this.lagging;
+    this.lagging = false;
+    return lagging;
+  }
+
+  /** The consumer moved on without pulling (it read what it missed elsewhere). */
+  noteProgress(): void {
+    this.progressAt = Date.now();
+  }
 
   /** Runs once when the queue closes for any reason (to unsubscribe). */
   whenClosed(fn: () => void): void {
@@ -64,6 +96,12 @@ export class EventQueue<T> implements AsyncIterable<T> {
       return;
     }
     if (this.items.length >= this.limit) {
+      const lag = this.options.lag;
+      if (lag && Date.now() - this.progressAt < lag.stallMs) {
+        this.items.length = 0;
+        this.lagging = true;
+        return;
+      }
       const error = new QueueOverflowError(this.limit);
       this.fail(error);
       this.drop?.(error);
@@ -95,6 +133,7 @@ export class EventQueue<T> implements AsyncIterable<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
+    this.progressAt = Date.now();
     if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
     if (this.error !== undefined) return Promise.reject(this.error);
     if (this.closed) return Promise.resolve({ value: undefined, done: true });

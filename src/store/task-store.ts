@@ -127,8 +127,8 @@ export interface TaskStore {
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number;
   /** Whether an artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined;
-  /** Logged events with seq > afterSeq, in order. */
-  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number): LoggedEvent[];
+  /** Logged events with seq > afterSeq, in order; at most `limit` of them when given. */
+  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[];
   listTasks(scope: StoreScope, query: TaskQuery): TaskPage;
   /** Records the outcome of a client message; the first record of a messageId wins. */
   rememberSent(scope: StoreScope, sent: SentMessage): void;

@@ -20,7 +20,7 @@ import type { SendClaim } from "../send-ledger.js";
 import type { RunOptions } from "../task-engine.js";
 import { limitReached } from "../tenant-counter.js";
 import { isSettled, isTerminal, stateName } from "../task-state.js";
-import { follow, listen } from "../task-stream.js";
+import { follow, listen, logPager } from "../task-stream.js";
 import { checkAcceptedOutputModes, checkHistoryLength, checkMessageLimits, validateClientMessage } from "../validate.js";
 import { fingerprintOf } from "../send-ledger.js";
 import { checkPushUrl, preparePushConfig, pushVersion } from "./push-configs.js";
@@ -167,7 +167,6 @@ export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext,
 }
 
 async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest, c: CheckedSend): AsyncGenerator<SequencedEvent> {
-  const bufferLimit = deps.limits.streamBufferEvents;
   const claim = await deps.sends.claim(c.scope, c.message);
   if (claim.kind === "prior") {
     if (claim.sent.reply) {
@@ -176,27 +175,28 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     }
     // §3.3.1: a retried stream follows the first attempt's task from where it stands.
     const taskId = priorTaskId(claim.sent);
-    const queue = listen(deps.engine, c.scope, taskId, bufferLimit);
+    const queue = listen(deps.engine, c.scope, taskId, deps.limits);
     const snap = deps.store.snapshot(c.scope, taskId, { historyLength: c.historyLength });
     if (!snap) {
       queue.close();
       throw taskNotFound(taskId);
     }
     const settled = isSettled(snap.task.status?.state ?? 0);
-    yield* follow(queue, [{ seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled }], ctx.signal);
+    const head = [{ seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled }];
+    yield* follow(queue, { head, log: logPager(deps.store, c.scope, taskId) }, ctx.signal);
     return;
   }
   const p = await prepare(deps, ctx, req, c, claim);
   if (p.existing) {
     // Listen, continue and snapshot in one tick: the snapshot and the tail meet exactly.
-    const queue = listen(deps.engine, p.scope, p.existing.id, bufferLimit);
+    const queue = listen(deps.engine, p.scope, p.existing.id, deps.limits);
     const snap = join(deps, p, p.existing, p.historyLength);
     const head = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
-    yield* follow(queue, [head], ctx.signal);
+    yield* follow(queue, { head: [head], log: logPager(deps.store, p.scope, p.existing.id) }, ctx.signal);
     return;
   }
   const taskId = randomUUID();
-  const queue = listen(deps.engine, p.scope, taskId, bufferLimit);
+  const queue = listen(deps.engine, p.scope, taskId, deps.limits);
   let first;
   try {
     first = await start(deps, p, taskId);
@@ -210,7 +210,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     return;
   }
   // The creation event (seq 1) is the Task snapshot the stream must begin with.
-  yield* follow(queue, [], ctx.signal);
+  yield* follow(queue, { log: logPager(deps.store, p.scope, taskId) }, ctx.signal);
 }
 
 /** The task a prior send led to; a record has a task or a reply, never neither. */

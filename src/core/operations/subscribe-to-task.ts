@@ -6,8 +6,8 @@ import type { SequencedEvent } from "../a2a-handlers.js";
 import { resolveCall } from "../resolve-call.js";
 import { requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
-import { isSettled, isTerminal, stateName } from "../task-state.js";
-import { follow, listen } from "../task-stream.js";
+import { isTerminal, stateName } from "../task-state.js";
+import { follow, listen, logPager } from "../task-stream.js";
 
 /**
  * §3.1.6: the current Task, then every later event until the task is
@@ -41,18 +41,15 @@ async function* subscribe(
     throw new A2AError("UnsupportedOperation", `task ${req.id} is ${stateName(head.state)}; there is nothing to subscribe to`, { metadata: { taskId: req.id } });
   }
   // Listen and read in one tick: nothing is lost or repeated between them.
-  const queue = listen(deps.engine, scope, req.id, deps.limits.streamBufferEvents);
+  const queue = listen(deps.engine, scope, req.id, deps.limits);
+  const log = logPager(deps.store, scope, req.id);
   if (afterSeq !== undefined) {
-    const missed = deps.store.eventsAfter(scope, req.id, afterSeq).map((e) => ({
-      seq: e.seq,
-      event: e.event,
-      settled: e.event.payload.case === "statusUpdate" && isSettled(e.event.payload.value.status?.state ?? 0),
-    }));
-    if (missed.length === 0 && isTerminal(head.state)) {
+    // The log is read a page at a time, however much was missed.
+    if (isTerminal(head.state) && log(afterSeq).length === 0) {
       queue.close();
       return;
     }
-    yield* follow(queue, missed, ctx.signal);
+    yield* follow(queue, { log, replayAfter: afterSeq }, ctx.signal);
     return;
   }
   const snap = deps.store.snapshot(scope, req.id);
@@ -60,5 +57,6 @@ async function* subscribe(
     queue.close();
     throw taskNotFound(req.id);
   }
-  yield* follow(queue, [{ seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false }], ctx.signal);
+  const first = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
+  yield* follow(queue, { head: [first], log }, ctx.signal);
 }

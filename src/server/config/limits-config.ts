@@ -18,6 +18,7 @@ export const LIMIT_KEYS = [
   "maxStreamsPerTenant",
   "maxTasksInFlightPerTenant",
   "streamBufferEvents",
+  "streamStallMs",
 ] as const;
 
 export type LimitKey = (typeof LIMIT_KEYS)[number];

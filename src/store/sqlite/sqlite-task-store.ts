@@ -115,6 +115,7 @@ export class SqliteTaskStore implements TaskStore {
       setStatus: p(`UPDATE tasks SET state = ?, status = ?, status_ms = ?, touch = ?, last_seq = last_seq + 1 WHERE pk = ? RETURNING last_seq`),
       insertEvent: p(`INSERT INTO events (task_pk, seq, event) VALUES (?, ?, ?)`),
       eventsAfter: p(`SELECT seq, event FROM events WHERE task_pk = ? AND seq > ? ORDER BY seq`),
+      eventsPage: p(`SELECT seq, event FROM events WHERE task_pk = ? AND seq > ? ORDER BY seq LIMIT ?`),
       nextHistory: p(`UPDATE tasks SET history_count = history_count + 1 WHERE pk = ? RETURNING history_count`),
       insertHistory: p(`INSERT INTO history (task_pk, idx, message) VALUES (?, ?, ?)`),
       trimHistory: p(`DELETE FROM history WHERE task_pk = ? AND idx <= ?`),
@@ -358,10 +359,11 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
-  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number): LoggedEvent[] {
+  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[] {
     const r = this.row(scope, taskId);
     if (!r) return [];
-    return (this.s.eventsAfter!.all(r.pk, afterSeq) as { seq: number; event: Buffer }[]).map((e) => ({
+    const rows = limit === undefined ? this.s.eventsAfter!.all(r.pk, afterSeq) : this.s.eventsPage!.all(r.pk, afterSeq, limit);
+    return (rows as { seq: number; event: Buffer }[]).map((e) => ({
       seq: e.seq,
       event: decode(StreamResponseSchema, e.event),
     }));
