@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { parseBenchOptions } from "./harness/bench-options.js";
 import { createContext } from "./harness/bench-context.js";
 import { detectPinning } from "./harness/cpu-pinning.js";
-import { ensureH2load } from "./harness/h2load.js";
 import { machineInfo } from "./harness/machine-info.js";
 import { renderReport } from "./harness/report.js";
 import type { BenchResults } from "./harness/results.js";
@@ -28,7 +27,6 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "a2a-hub-bench-"));
   const ctx = createContext(options, pinning, workDir);
   ctx.log(`${options.quick ? "quick" : "full"} run: ${[...options.sections].join(", ")}; ${pinning.description}; scratch ${workDir}`);
-  if (options.sections.has("unary")) ctx.log(`h2load: ${ensureH2load(ctx.log)}`);
   const machine = machineInfo();
 
   const results: BenchResults = { unary: [], streams: [] };

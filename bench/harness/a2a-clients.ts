@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService, Role, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
@@ -18,9 +19,9 @@ export function a2aClient(baseUrl: string, protocol: "grpc" | "connect-h2" = "gr
   return createClient(A2AService, transport);
 }
 
-/** The benchmark message, as the client libraries take it. */
+/** The benchmark message, as the client libraries take it: a new messageId each time (§3.3.1). */
 export function benchMessage(text = ECHO_TEXT) {
-  return { messageId: "bench-1", role: Role.USER, parts: [{ content: { case: "text" as const, value: text } }] };
+  return { messageId: randomUUID(), role: Role.USER, parts: [{ content: { case: "text" as const, value: text } }] };
 }
 
 /** Why a task is not the completed echo of ECHO_TEXT, or undefined when it is. */

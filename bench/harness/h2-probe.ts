@@ -5,14 +5,14 @@ import { echoProblem } from "./a2a-clients.js";
 import { GrpcFrameReader } from "./grpc-frames.js";
 import { checkBody } from "./response-checks.js";
 
-/** One raw HTTP/2 exchange: what h2load sends, with the answer h2load does not show. */
+/** One raw HTTP/2 exchange and its whole answer. */
 export interface H2Exchange {
   readonly status: number;
   readonly grpcStatus?: string;
   readonly body: Buffer;
 }
 
-/** Sends exactly the request h2load sends (same headers, same body bytes) over prior-knowledge h2c. */
+/** Sends one request over prior-knowledge h2c, as the h2 loader does, on a session of its own. */
 export async function h2Exchange(url: string, headers: Readonly<Record<string, string>>, body: Buffer): Promise<H2Exchange> {
   const u = new URL(url);
   const session = http2.connect(u.origin);

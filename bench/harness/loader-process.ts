@@ -1,6 +1,19 @@
 import type { CpuPinning } from "./cpu-pinning.js";
 import { Child, nodeTs } from "./child-process.js";
 
+/** One timed run of a unary loader, whichever it is. */
+export interface TimedRun {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Socket errors + timeouts + non-2xx + wrong answers. */
+  errors: number;
+  detail: { errors: number; timeouts: number; non2xx: number; mismatches: number; first?: string[] };
+  loaderCpu: number;
+}
+
 /** Prefix of the one stdout line a loader prints with its JSON result. */
 export const RESULT_PREFIX = "RESULT ";
 

@@ -1,7 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as os from "node:os";
-import { h2loadVersion } from "./h2load.js";
 
 /** Where and with what a run happened: the header of every report. */
 export interface MachineInfo {
@@ -70,7 +69,6 @@ export function machineInfo(): MachineInfo {
       ["@grpc/grpc-js (SDK gRPC)", packageVersion("@grpc/grpc-js")],
       ["kysely (SDK SQLite store)", packageVersion("kysely")],
       ["autocannon", packageVersion("autocannon")],
-      ["h2load", h2loadVersion() ?? "not installed"],
     ],
   };
 }

@@ -41,7 +41,7 @@ function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>):
 
 /** Which SDK row a hub row is compared with: same wire family, in-memory and SQLite. */
 function sdkPeers(row: UnaryRow): [string, string] {
-  return row.loader === "h2load" ? ["sdk-memory-grpc", "sdk-sqlite-grpc"] : ["sdk-memory-jsonrpc", "sdk-sqlite-jsonrpc"];
+  return row.loader === "h2" ? ["sdk-memory-grpc", "sdk-sqlite-grpc"] : ["sdk-memory-jsonrpc", "sdk-sqlite-jsonrpc"];
 }
 
 function unaryTable(rows: readonly UnaryRow[]): string {
@@ -95,7 +95,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
       `- **Pinning**: ${pinning.description}`,
       `- **Machine load** (1-min load average): ${machine.loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end`,
       `- **Method**: every server is a child process on loopback; each figure is the median of ${options.runs} timed runs of ${options.durationSec} s after ${options.warmupSec} s of warm-up (autocannon rounds both up to whole seconds), with [min–max] across runs. Ratios divide medians measured in this same run.${options.waitQuiet ? " Before each measure the bench waits (up to a limit) for other processes to leave the machine idle." : ""}`,
-      `- **Checks**: autocannon checks every response body for a completed task echoing the message; h2load rows are checked by identical raw requests before and after timing, by answer size during timing, by a real client before and after, and by the count of tasks the server stored against the requests sent.`,
+      `- **Checks**: every call is a new message (its own messageId, so no answer comes from the hub's record of an earlier send, §3.3.1). Every answer is checked for a completed task echoing the message: autocannon (HTTP/1.1) checks each body, the Node h2 loader (gRPC, Connect over h2c) each gRPC status and decoded task. A real client samples the server before and after timing, and the tasks the server stored are counted against the calls sent.`,
     ].join("\n"),
   );
 

@@ -1,14 +1,20 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { SendMessageRequestSchema } from "../../gen/a2a/v1/a2a_pb.js";
 import { benchMessage } from "./a2a-clients.js";
 import { grpcFrame } from "./grpc-frames.js";
 import { ECHO_TEXT } from "./response-checks.js";
 
-/** The SendMessageRequest of every unary measure, as ProtoJSON (§5.5 camelCase, enum names). */
-export function sendMessageJson(text = ECHO_TEXT): Record<string, unknown> {
-  return { message: { messageId: "bench-1", role: "ROLE_USER", parts: [{ text }] } };
+/**
+ * Where autocannon puts a new id in each request's body (its idReplacement):
+ * every benchmark call is a new message, since a resend of a messageId is
+ * answered from the hub's record of the first (§3.3.1).
+ */
+export const PER_REQUEST_ID = "[<id>]";
+
+/** The SendMessageRequest of every unary measure, as ProtoJSON (§5.5 camelCase, enum names); a new messageId unless given. */
+export function sendMessageJson(text = ECHO_TEXT, messageId: string = randomUUID()): Record<string, unknown> {
+  return { message: { messageId, role: "ROLE_USER", parts: [{ text }] } };
 }
 
 /** JSON-RPC 2.0 envelope of a v1.0 method (§9). */
@@ -25,17 +31,15 @@ export const CONNECT_JSON_HEADERS: Readonly<Record<string, string>> = { "content
 /** Headers of a gRPC call over h2c. */
 export const GRPC_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/grpc", te: "trailers", "a2a-version": "1.0" };
 
-/** The gRPC wire form of a SendMessageRequest: one length-prefixed protobuf message. */
+/** The gRPC wire form of a SendMessageRequest (a new messageId): one length-prefixed protobuf message. */
 export function sendMessageGrpcFrame(text = ECHO_TEXT): Buffer {
   return grpcFrame(toBinary(SendMessageRequestSchema, create(SendMessageRequestSchema, { message: benchMessage(text) })));
 }
 
-/** Writes the bodies h2load reads from files; returns their paths. */
-export function writeBodyFiles(dir: string): { grpcSendMessage: string; connectSendMessage: string } {
-  mkdirSync(dir, { recursive: true });
-  const grpcSendMessage = join(dir, "send-message.grpc");
-  const connectSendMessage = join(dir, "send-message.json");
-  writeFileSync(grpcSendMessage, sendMessageGrpcFrame());
-  writeFileSync(connectSendMessage, JSON.stringify(sendMessageJson()));
-  return { grpcSendMessage, connectSendMessage };
+/** The two wire forms of a unary call over h2c. */
+export type H2Kind = "grpc" | "connect-json";
+
+/** One SendMessage body over h2c, with a new messageId. */
+export function h2Body(kind: H2Kind): Buffer {
+  return kind === "grpc" ? sendMessageGrpcFrame() : Buffer.from(JSON.stringify(sendMessageJson()));
 }

@@ -24,7 +24,7 @@ export interface UnaryRow {
   readonly group: "baseline" | "a2a-hub";
   readonly server: string;
   readonly binding: string;
-  readonly loader: "autocannon" | "h2load";
+  readonly loader: "autocannon" | "h2";
   status: MeasureStatus;
   note?: string;
   readonly cells: UnaryCell[];

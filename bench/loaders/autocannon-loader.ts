@@ -4,12 +4,14 @@
  * body counts as a mismatch. Latencies are kept at full resolution from
  * autocannon's per-response timings (its own histogram rounds to 1 ms).
  *
+ * The body's `[<id>]` becomes a new id in every request (a messageId).
+ *
  * Config (argv[2], JSON): url, headers, body, connections, warmupSec,
  * durationSec, runs, check. Prints `MARK start|end <i>` around each timed
  * run, so the parent can measure the server's CPU share, then the result.
  */
 import autocannon from "autocannon";
-import { loaderConfig, printResult } from "../harness/loader-process.js";
+import { loaderConfig, printResult, type TimedRun } from "../harness/loader-process.js";
 import { checkBody, type CheckName } from "../harness/response-checks.js";
 import { quantile } from "../harness/stats.js";
 
@@ -24,22 +26,9 @@ interface Config {
   check: CheckName;
 }
 
-/** One timed run. */
-export interface AutocannonRun {
-  requests: number;
-  seconds: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Socket errors + timeouts + non-2xx + body mismatches. */
-  errors: number;
-  detail: { errors: number; timeouts: number; non2xx: number; mismatches: number };
-  loaderCpu: number;
-}
-
 const config = loaderConfig<Config>();
 
-async function once(durationSec: number): Promise<AutocannonRun> {
+async function once(durationSec: number): Promise<TimedRun> {
   const latencies: number[] = [];
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
@@ -51,6 +40,8 @@ async function once(durationSec: number): Promise<AutocannonRun> {
     method: "POST",
     headers: config.headers,
     body: config.body,
+    // Each call gets its own messageId: a resend of one is answered from the hub's record of the first (§3.3.1).
+    idReplacement: true,
     connections: config.connections,
     pipelining: 1,
     duration: durationSec,
@@ -80,7 +71,7 @@ async function once(durationSec: number): Promise<AutocannonRun> {
 
 async function main(): Promise<void> {
   const warmup = await once(config.warmupSec);
-  const runs: AutocannonRun[] = [];
+  const runs: TimedRun[] = [];
   for (let i = 0; i < config.runs; i++) {
     process.stdout.write(`MARK start ${i}\n`);
     runs.push(await once(config.durationSec));

@@ -10,7 +10,8 @@ import type { BenchContext } from "../harness/bench-context.js";
 import { topSelfFrames, type ProfileWindow } from "../harness/cpu-profile.js";
 import { runLoader } from "../harness/loader-process.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
-import { CONNECT_JSON_HEADERS, JSON_HEADERS, jsonRpcBody, sendMessageJson } from "../harness/request-bodies.js";
+import { CONNECT_JSON_HEADERS, JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson } from "../harness/request-bodies.js";
+import { ECHO_TEXT } from "../harness/response-checks.js";
 import type { ProfileResult } from "../harness/results.js";
 import { startHubChild, type ServerUnderTest } from "../harness/servers-under-test.js";
 
@@ -27,8 +28,8 @@ export async function measureProfile(ctx: BenchContext, profileDir: string): Pro
     await jsonrpc.arrayBuffer();
     const load =
       jsonrpc.status === 200
-        ? { label: "JSON-RPC SendMessage", url: srv.url, headers: JSON_HEADERS, body: jsonRpcBody("SendMessage", sendMessageJson()), check: "jsonrpc-task" }
-        : { label: "Connect unary JSON SendMessage", url: `${srv.url}lf.a2a.v1.A2AService/SendMessage`, headers: CONNECT_JSON_HEADERS, body: JSON.stringify(sendMessageJson()), check: "task-wrapper" };
+        ? { label: "JSON-RPC SendMessage", url: srv.url, headers: JSON_HEADERS, body: jsonRpcBody("SendMessage", sendMessageJson(ECHO_TEXT, PER_REQUEST_ID)), check: "jsonrpc-task" }
+        : { label: "Connect unary JSON SendMessage", url: `${srv.url}lf.a2a.v1.A2AService/SendMessage`, headers: CONNECT_JSON_HEADERS, body: JSON.stringify(sendMessageJson(ECHO_TEXT, PER_REQUEST_ID)), check: "task-wrapper" };
     result.load = `${load.label}, HTTP/1.1, autocannon 32 connections, ${ctx.options.profileSec} s`;
     await waitForQuiet(ctx, "profile");
     ctx.log(`profile: ${result.load}, hub under --cpu-prof`);

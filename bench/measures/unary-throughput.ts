@@ -1,33 +1,30 @@
+import { randomUUID } from "node:crypto";
 /**
  * Unary SendMessage throughput: the baselines and every a2a-hub binding, at
  * 1 and 32 concurrent connections, with requests/s, p50/p99, errors, the
- * server's CPU share and its RSS after the run. HTTP/1.1 load is autocannon
- * (every body checked); h2 and gRPC load is h2load (checked by raw probes
- * before and after, by response size during, and by counting the tasks the
- * server stored against the requests sent).
+ * server's CPU share and its RSS after the run. HTTP/1.1 load is autocannon,
+ * h2 and gRPC load our Node h2 loader; every call is a new message (its own
+ * messageId) and every answer is checked, and the tasks the server stored
+ * are counted against the calls sent.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { a2aClient, countTasks, sampleSendMessage } from "../harness/a2a-clients.js";
 import type { BenchContext } from "../harness/bench-context.js";
 import { exchangeProblem, h2Exchange } from "../harness/h2-probe.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
-import { runH2load, type H2loadRun } from "../harness/h2load.js";
-import { runLoader } from "../harness/loader-process.js";
+import { runLoader, type TimedRun } from "../harness/loader-process.js";
 import { CpuMeter, MachineMeter, rssBytes } from "../harness/proc-stats.js";
-import { CONNECT_JSON_HEADERS, GRPC_HEADERS, JSON_HEADERS, jsonRpcBody, sendMessageJson, writeBodyFiles } from "../harness/request-bodies.js";
-import { checkBody, type CheckName } from "../harness/response-checks.js";
+import { CONNECT_JSON_HEADERS, GRPC_HEADERS, h2Body, JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson, type H2Kind } from "../harness/request-bodies.js";
+import { checkBody, ECHO_TEXT, type CheckName } from "../harness/response-checks.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
 import { startBareNode, startHubChild, startSdk, type ServerUnderTest } from "../harness/servers-under-test.js";
 import { spread } from "../harness/stats.js";
-import type { AutocannonRun } from "../loaders/autocannon-loader.js";
 
 const SDK = "@a2a-js/sdk 1.3.0";
 const RPC_PATH = "lf.a2a.v1.A2AService/SendMessage";
 
 type Load =
   | { tool: "autocannon"; path: string; headers: Readonly<Record<string, string>>; body: string; check: CheckName }
-  | { tool: "h2load"; path: string; headers: Readonly<Record<string, string>>; bodyFile: string; kind: "grpc" | "connect-json"; onGrpcPort: boolean };
+  | { tool: "h2"; path: string; headers: Readonly<Record<string, string>>; kind: H2Kind; onGrpcPort: boolean };
 
 /** One row of the table: how to start its server and how to load it. */
 interface RowSpec {
@@ -43,10 +40,10 @@ interface RowSpec {
   readonly optional?: boolean;
 }
 
-function rowSpecs(bodies: { grpcSendMessage: string; connectSendMessage: string }): RowSpec[] {
-  const jsonrpc = jsonRpcBody("SendMessage", sendMessageJson());
-  const rest = JSON.stringify(sendMessageJson());
-  const grpc: Load = { tool: "h2load", path: RPC_PATH, headers: GRPC_HEADERS, bodyFile: bodies.grpcSendMessage, kind: "grpc", onGrpcPort: true };
+function rowSpecs(): RowSpec[] {
+  const jsonrpc = jsonRpcBody("SendMessage", sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
+  const rest = JSON.stringify(sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
+  const grpc: Load = { tool: "h2", path: RPC_PATH, headers: GRPC_HEADERS, kind: "grpc", onGrpcPort: true };
   const hub = (ctx: BenchContext) => startHubChild(ctx.pinning, ctx.freshDir("hub"));
   return [
     {
@@ -92,7 +89,7 @@ function rowSpecs(bodies: { grpcSendMessage: string; connectSendMessage: string 
     {
       id: "hub-connect-h2", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "Connect unary JSON (h2c)", a2a: true,
       start: hub,
-      load: { tool: "h2load", path: RPC_PATH, headers: CONNECT_JSON_HEADERS, bodyFile: bodies.connectSendMessage, kind: "connect-json", onGrpcPort: false },
+      load: { tool: "h2", path: RPC_PATH, headers: CONNECT_JSON_HEADERS, kind: "connect-json", onGrpcPort: false },
     },
     {
       id: "hub-grpc", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "gRPC SendMessage (h2c)", a2a: true,
@@ -104,22 +101,22 @@ function rowSpecs(bodies: { grpcSendMessage: string; connectSendMessage: string 
 
 /** The base URL the load goes to: the SDK serves gRPC on a port of its own. */
 function loadUrl(srv: ServerUnderTest, load: Load): string {
-  const base = load.tool === "h2load" && load.onGrpcPort && srv.grpcUrl ? srv.grpcUrl : srv.url;
+  const base = load.tool === "h2" && load.onGrpcPort && srv.grpcUrl ? srv.grpcUrl : srv.url;
   return base + load.path;
 }
 
 /** Sends the exact request of the load once and returns why it is wrong, "404" when nothing serves it, or undefined. */
-async function probe(url: string, load: Load): Promise<{ problem?: string; bytes: number }> {
+async function probe(url: string, load: Load): Promise<{ problem?: string }> {
   if (load.tool === "autocannon") {
-    const res = await fetch(url, { method: "POST", headers: load.headers, body: load.body });
+    const res = await fetch(url, { method: "POST", headers: load.headers, body: load.body.replaceAll(PER_REQUEST_ID, randomUUID()) });
     const text = await res.text();
-    if (res.status === 404) return { problem: "404", bytes: text.length };
-    if (res.status !== 200 || !checkBody(load.check, text)) return { problem: `HTTP ${res.status}: ${text.slice(0, 300)}`, bytes: text.length };
-    return { bytes: Buffer.byteLength(text) };
+    if (res.status === 404) return { problem: "404" };
+    if (res.status !== 200 || !checkBody(load.check, text)) return { problem: `HTTP ${res.status}: ${text.slice(0, 300)}` };
+    return {};
   }
-  const x = await h2Exchange(url, load.headers, readFileSync(load.bodyFile));
-  if (x.status === 404) return { problem: "404", bytes: x.body.length };
-  return { problem: exchangeProblem(load.kind, x), bytes: x.body.length };
+  const x = await h2Exchange(url, load.headers, h2Body(load.kind));
+  if (x.status === 404) return { problem: "404" };
+  return { problem: exchangeProblem(load.kind, x) };
 }
 
 interface RunFigures {
@@ -133,7 +130,7 @@ interface RunFigures {
 }
 
 /** Loads one server at one concurrency: warm-up, then the timed runs. */
-async function loadCell(ctx: BenchContext, srv: ServerUnderTest, spec: RowSpec, connections: number, expectedBytes: number): Promise<{ cell: UnaryCell; served: number; sentMax: number; notes: string[] }> {
+async function loadCell(ctx: BenchContext, srv: ServerUnderTest, spec: RowSpec, connections: number): Promise<{ cell: UnaryCell; served: number; sentMax: number; notes: string[] }> {
   const { options, pinning } = ctx;
   const url = loadUrl(srv, spec.load);
   const runs: RunFigures[] = [];
@@ -142,69 +139,46 @@ async function loadCell(ctx: BenchContext, srv: ServerUnderTest, spec: RowSpec, 
   let errors = 0;
   let served = 0;
   let sentMax = 0;
-  if (spec.load.tool === "autocannon") {
-    let meter: CpuMeter | undefined;
-    let machine: MachineMeter | undefined;
-    const serverCpu: number[] = [];
-    const machineCpu: number[] = [];
-    const result = await runLoader<{ error?: string; warmupErrors: number; warmupRequests: number; runs: AutocannonRun[] }>(
-      "bench/loaders/autocannon-loader.ts",
-      { url, headers: spec.load.headers, body: spec.load.body, connections, warmupSec: options.warmupSec, durationSec: options.durationSec, runs: options.runs, check: spec.load.check },
-      pinning,
-      (options.warmupSec + options.runs * options.durationSec) * 1000 + 60_000,
-      (child) =>
-        child.onLine((line) => {
-          if (line.startsWith("MARK start")) {
-            meter = new CpuMeter(srv.child.pid);
-            machine = new MachineMeter();
-          }
-          if (line.startsWith("MARK end") && meter && machine) {
-            serverCpu.push(meter.share());
-            machineCpu.push(machine.cores());
-          }
-        }),
-    );
-    if (result.error) throw new Error(`autocannon: ${result.error}`);
-    errors += result.warmupErrors;
-    served += result.warmupRequests;
-    // A request cut off by the end of a run may still have reached the server.
-    sentMax += result.warmupRequests + result.warmupErrors + connections;
-    result.runs.forEach((r, i) => {
-      errors += r.errors;
-      served += r.requests;
-      sentMax += r.requests + r.errors + connections;
-      if (r.errors > 0) notes.push(`${connections} conn run ${i + 1}: ${JSON.stringify(r.detail)}`);
-      const server = serverCpu[i] ?? NaN;
-      runs.push({ rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, serverCpu: server, loaderCpu: r.loaderCpu, otherCpu: (machineCpu[i] ?? NaN) - server - r.loaderCpu });
-    });
-  } else {
-    const load = spec.load;
-    const logFile = join(ctx.workDir, `h2load-${spec.id}-${connections}.log`);
-    const account = (r: H2loadRun, label: string) => {
-      let bad = r.failed + r.errored + r.timeout;
-      // An error answer (gRPC trailers-only, Connect error JSON) is far smaller than a task.
-      const missing = Math.round((expectedBytes * 0.97 * r.succeeded - r.dataBytesPerResponse * r.succeeded) / expectedBytes);
-      if (missing > 0) {
-        bad += missing;
-        notes.push(`${label}: ${r.dataBytesPerResponse.toFixed(0)} data bytes per answer, a completed task is ${expectedBytes}`);
-      }
-      if (bad > 0) notes.push(`${label}: ${r.failed} failed, ${r.errored} errored, ${r.timeout} timeout`);
-      errors += bad;
-      served += r.succeeded;
-      sentMax += r.started;
-    };
-    const base = { url, bodyFile: load.bodyFile, headers: load.headers, clients: connections, logFile };
-    account(await runH2load({ ...base, durationSec: options.warmupSec }, pinning), `${connections} conn warm-up`);
-    for (let i = 0; i < options.runs; i++) {
-      const meter = new CpuMeter(srv.child.pid);
-      const machine = new MachineMeter();
-      const r = await runH2load({ ...base, durationSec: options.durationSec }, pinning);
-      const serverCpu = meter.share();
-      const machineCpu = machine.cores();
-      account(r, `${connections} conn run ${i + 1}`);
-      runs.push({ rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, serverCpu, loaderCpu: r.loaderCpu, otherCpu: machineCpu - serverCpu - r.loaderCpu });
-    }
-  }
+  let meter: CpuMeter | undefined;
+  let machine: MachineMeter | undefined;
+  const serverCpu: number[] = [];
+  const machineCpu: number[] = [];
+  const load = spec.load;
+  const timing = { connections, warmupSec: options.warmupSec, durationSec: options.durationSec, runs: options.runs };
+  const [script, config] =
+    load.tool === "autocannon"
+      ? ["bench/loaders/autocannon-loader.ts", { url, headers: load.headers, body: load.body, check: load.check, ...timing }]
+      : ["bench/loaders/h2-loader.ts", { url, headers: load.headers, kind: load.kind, ...timing }];
+  const result = await runLoader<{ error?: string; warmupErrors: number; warmupRequests: number; runs: TimedRun[] }>(
+    script,
+    config,
+    pinning,
+    (options.warmupSec + options.runs * options.durationSec) * 1000 + 60_000,
+    (child) =>
+      child.onLine((line) => {
+        if (line.startsWith("MARK start")) {
+          meter = new CpuMeter(srv.child.pid);
+          machine = new MachineMeter();
+        }
+        if (line.startsWith("MARK end") && meter && machine) {
+          serverCpu.push(meter.share());
+          machineCpu.push(machine.cores());
+        }
+      }),
+  );
+  if (result.error) throw new Error(`${load.tool} loader: ${result.error}`);
+  errors += result.warmupErrors;
+  served += result.warmupRequests;
+  // A request cut off by the end of a run may still have reached the server.
+  sentMax += result.warmupRequests + result.warmupErrors + connections;
+  result.runs.forEach((r, i) => {
+    errors += r.errors;
+    served += r.requests;
+    sentMax += r.requests + r.errors + connections;
+    if (r.errors > 0) notes.push(`${connections} conn run ${i + 1}: ${JSON.stringify(r.detail)}`);
+    const server = serverCpu[i] ?? NaN;
+    runs.push({ rps: r.rps, p50Ms: r.p50Ms, p99Ms: r.p99Ms, serverCpu: server, loaderCpu: r.loaderCpu, otherCpu: (machineCpu[i] ?? NaN) - server - r.loaderCpu });
+  });
   const cell: UnaryCell = {
     connections,
     rps: spread(runs.map((r) => r.rps)),
@@ -240,14 +214,14 @@ async function measureRow(ctx: BenchContext, spec: RowSpec): Promise<UnaryRow> {
     let served = 0;
     let sentMax = 0;
     for (const c of ctx.options.connections) {
-      const r = await loadCell(ctx, srv, spec, c, first.bytes);
+      const r = await loadCell(ctx, srv, spec, c);
       row.cells.push(r.cell);
       served += r.served;
       sentMax += r.sentMax;
       notes.push(...r.notes);
     }
     row.rssAfterBytes = rssBytes(srv.child.pid);
-    const checks: string[] = [spec.load.tool === "autocannon" ? "every body checked" : "answer sizes checked"];
+    const checks: string[] = ["every answer checked"];
     if (client && before) {
       const after = await countTasks(client);
       const added = after.total - before.total;
@@ -277,9 +251,8 @@ async function measureRow(ctx: BenchContext, spec: RowSpec): Promise<UnaryRow> {
 
 /** Runs every row in turn, each on a fresh server process. */
 export async function measureUnary(ctx: BenchContext, only?: (id: string) => boolean): Promise<UnaryRow[]> {
-  const bodies = writeBodyFiles(join(ctx.workDir, "bodies"));
   const rows: UnaryRow[] = [];
-  for (const spec of rowSpecs(bodies)) {
+  for (const spec of rowSpecs()) {
     if (only && !only(spec.id)) continue;
     rows.push(await measureRow(ctx, spec));
   }
