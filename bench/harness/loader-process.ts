@@ -1,5 +1,6 @@
 import type { CpuPinning } from "./cpu-pinning.js";
 import { Child, nodeTs } from "./child-process.js";
+import { quantile } from "./stats.js";
 
 /** One timed run of a unary loader, whichever it is. */
 export interface TimedRun {
@@ -12,6 +13,46 @@ export interface TimedRun {
   errors: number;
   detail: { errors: number; timeouts: number; non2xx: number; mismatches: number; first?: string[] };
   loaderCpu: number;
+}
+
+/** What one timed run of a loader measured, before the rates are worked out. */
+export interface RunTally {
+  readonly ok: number;
+  readonly seconds: number;
+  readonly latencies: number[];
+  readonly detail: TimedRun["detail"];
+  /** process.cpuUsage() over the run. */
+  readonly cpu: NodeJS.CpuUsage;
+}
+
+/** A timed run from its tally: rates, latency quantiles, errors and the loader's CPU share. */
+export function timedRun(t: RunTally): TimedRun {
+  return {
+    requests: t.ok,
+    seconds: t.seconds,
+    rps: t.ok / t.seconds,
+    p50Ms: quantile(t.latencies, 0.5),
+    p99Ms: quantile(t.latencies, 0.99),
+    errors: t.detail.errors + t.detail.timeouts + t.detail.non2xx + t.detail.mismatches,
+    detail: t.detail,
+    loaderCpu: (t.cpu.user + t.cpu.system) / 1e6 / t.seconds,
+  };
+}
+
+/**
+ * A unary loader's main: a warm-up run, then `runs` timed runs with
+ * `MARK start|end <i>` around each (the parent meters the server's CPU
+ * between them), then the result.
+ */
+export async function runTimed(config: { warmupSec: number; durationSec: number; runs: number }, once: (durationSec: number) => Promise<TimedRun>): Promise<void> {
+  const warmup = await once(config.warmupSec);
+  const runs: TimedRun[] = [];
+  for (let i = 0; i < config.runs; i++) {
+    process.stdout.write(`MARK start ${i}\n`);
+    runs.push(await once(config.durationSec));
+    process.stdout.write(`MARK end ${i}\n`);
+  }
+  printResult({ warmupErrors: warmup.errors, warmupRequests: warmup.requests, runs });
 }
 
 /** Prefix of the one stdout line a loader prints with its JSON result. */

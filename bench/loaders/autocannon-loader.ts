@@ -11,9 +11,8 @@
  * run, so the parent can measure the server's CPU share, then the result.
  */
 import autocannon from "autocannon";
-import { loaderConfig, printResult, type TimedRun } from "../harness/loader-process.js";
+import { loaderConfig, printResult, runTimed, timedRun, type TimedRun } from "../harness/loader-process.js";
 import { checkBody, type CheckName } from "../harness/response-checks.js";
-import { quantile } from "../harness/stats.js";
 
 interface Config {
   url: string;
@@ -53,31 +52,9 @@ async function once(durationSec: number): Promise<TimedRun> {
   });
   const r = await finished;
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu = process.cpuUsage(cpu0);
   // requests.total counts every response, wrong ones included; only good answers count as served.
   const ok = r.requests.total - r.non2xx - r.mismatches;
-  const detail = { errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, mismatches: r.mismatches };
-  return {
-    requests: ok,
-    seconds,
-    rps: ok / seconds,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-    errors: detail.errors + detail.timeouts + detail.non2xx + detail.mismatches,
-    detail,
-    loaderCpu: (cpu.user + cpu.system) / 1e6 / seconds,
-  };
+  return timedRun({ ok, seconds, latencies, detail: { errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, mismatches: r.mismatches }, cpu: process.cpuUsage(cpu0) });
 }
 
-async function main(): Promise<void> {
-  const warmup = await once(config.warmupSec);
-  const runs: TimedRun[] = [];
-  for (let i = 0; i < config.runs; i++) {
-    process.stdout.write(`MARK start ${i}\n`);
-    runs.push(await once(config.durationSec));
-    process.stdout.write(`MARK end ${i}\n`);
-  }
-  printResult({ warmupErrors: warmup.errors, warmupRequests: warmup.requests, runs });
-}
-
-main().catch((e: unknown) => printResult({ error: e instanceof Error ? e.message : String(e) }));
+runTimed(config, once).catch((e: unknown) => printResult({ error: e instanceof Error ? e.message : String(e) }));

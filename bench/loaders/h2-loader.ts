@@ -15,9 +15,8 @@
  */
 import * as http2 from "node:http2";
 import { exchangeProblem } from "../harness/h2-probe.js";
-import { loaderConfig, printResult, type TimedRun } from "../harness/loader-process.js";
+import { loaderConfig, printResult, runTimed, timedRun, type TimedRun } from "../harness/loader-process.js";
 import { h2Body, type H2Kind } from "../harness/request-bodies.js";
-import { quantile } from "../harness/stats.js";
 
 interface Config {
   url: string;
@@ -85,31 +84,14 @@ async function once(sessions: http2.ClientHttp2Session[], durationSec: number): 
       }
     }),
   );
-  const seconds = (now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  return {
-    requests: ok,
-    seconds,
-    rps: ok / seconds,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-    errors,
-    detail: { errors, timeouts: 0, non2xx: 0, mismatches: 0, ...(firstProblems.length ? { first: firstProblems } : {}) },
-    loaderCpu: (cpu.user + cpu.system) / 1e6 / seconds,
-  };
+  const detail = { errors, timeouts: 0, non2xx: 0, mismatches: 0, ...(firstProblems.length ? { first: firstProblems } : {}) };
+  return timedRun({ ok, seconds: (now() - t0) / 1000, latencies, detail, cpu: process.cpuUsage(cpu0) });
 }
 
 async function main(): Promise<void> {
   const sessions = await Promise.all(Array.from({ length: config.connections }, connect));
   try {
-    const warmup = await once(sessions, config.warmupSec);
-    const runs: TimedRun[] = [];
-    for (let i = 0; i < config.runs; i++) {
-      process.stdout.write(`MARK start ${i}\n`);
-      runs.push(await once(sessions, config.durationSec));
-      process.stdout.write(`MARK end ${i}\n`);
-    }
-    printResult({ warmupErrors: warmup.errors, warmupRequests: warmup.requests, runs });
+    await runTimed(config, (sec) => once(sessions, sec));
   } finally {
     for (const s of sessions) s.close();
   }
