@@ -139,7 +139,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const server = createOnePortServer(handler, {
     headersTimeoutMs: options.headersTimeoutMs,
     bodyTimeoutMs: options.bodyTimeoutMs,
-    onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader fell behind", { path: req.url, limit: error.limit }),
+    onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader stopped reading", { path: req.url, limit: error.limit }),
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {

@@ -115,7 +115,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       answer.once("close", () => h1Answers.delete(answer));
       // After a stop began, an HTTP/1.1 answer ends its connection (Connection: close).
       if (!accepting) answer.shouldKeepAlive = false;
-      closeIfBodyLeftLarge(answer, req as http.IncomingMessage);
+      if (!bodyReceived(req)) closeIfBodyLeftLarge(answer, req as http.IncomingMessage);
     }
     armBodyTimeout(x, bodyTimeoutMs);
     // An answer given before the body arrived (a refusal: too large, not

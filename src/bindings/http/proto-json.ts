@@ -75,10 +75,6 @@ export function readProtoJson<Desc extends DescMessage>(schema: Desc, json: unkn
   if (!isObject(json)) {
     throw invalidShape(prefix || "params", `must be a JSON object, got ${describe(json)}`);
   }
-  // JSON.parse reads a literal beyond a double (1e400) as ±Infinity; fromJson lets it into a
-  // google.protobuf.Value that toJson then cannot write, so every later read of the task would fail.
-  const infinite = nonFiniteNumberAt(json, prefix);
-  if (infinite !== undefined) throw invalidShape(infinite || "params", "must be a finite number; this one is beyond the range of a double");
   let message: MessageShape<Desc>;
   try {
     message = fromJson(schema, json as JsonValue, READ_OPTIONS);
@@ -113,24 +109,6 @@ function checkEnumNames(desc: DescMessage, json: JsonObject, path: string): void
       for (const [k, v] of Object.entries(value)) if (isObject(v)) checkEnumNames(field.message, v, `${fieldPath}.${k}`);
     }
   }
-}
-
-/** The JSON path of the first number that is not finite, if any. */
-function nonFiniteNumberAt(json: unknown, path: string): string | undefined {
-  if (typeof json === "number") return Number.isFinite(json) ? undefined : path;
-  if (json === null || typeof json !== "object") return undefined;
-  if (Array.isArray(json)) {
-    for (let i = 0; i < json.length; i++) {
-      const at = nonFiniteNumberAt(json[i], `${path}[${i}]`);
-      if (at !== undefined) return at;
-    }
-    return undefined;
-  }
-  for (const [key, value] of Object.entries(json)) {
-    const at = nonFiniteNumberAt(value, path ? `${path}.${key}` : key);
-    if (at !== undefined) return at;
-  }
-  return undefined;
 }
 
 function invalidShape(field: string, description: string): A2AError {
