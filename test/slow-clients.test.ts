@@ -230,24 +230,17 @@ describe(`slow senders are cut off (headersTimeoutMs and bodyTimeoutMs of ${TIME
     }
   });
 
-  it("JSON-RPC: a body that stops halfway is answered 408 with a JSON-RPC error naming the limit, and the connection closes", async () => {
+  it.each([
+    { facade: "JSON-RPC", path: "/", body: JSON_RPC_BODY, answer: { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("limits.bodyTimeoutMs") } } },
+    { facade: "REST", path: "/message:send", body: REST_BODY, answer: { error: { code: 408, message: expect.stringContaining("limits.bodyTimeoutMs") } } },
+  ])("$facade: a body that stops halfway is answered 408 with the binding's error naming the limit, and the connection closes", async ({ path, body, answer }) => {
     const socket = await rawConnection(t.url);
-    socket.write(postHead(t.url, "/", { "content-type": "application/json", "content-length": String(Buffer.byteLength(JSON_RPC_BODY)) }));
-    socket.write(JSON_RPC_BODY.slice(0, 10));
+    socket.write(postHead(t.url, path, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }));
+    socket.write(body.slice(0, 10));
     const reply = parseRawReply((await readUntilClosed(socket, CUT_WITHIN_MS)).text);
     expect(reply.status).toBe(408);
     expect(reply.headers.connection).toBe("close");
-    expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("limits.bodyTimeoutMs") } });
-  });
-
-  it("REST: a body that stops halfway is answered 408 with the google.rpc.Status body, and the connection closes", async () => {
-    const socket = await rawConnection(t.url);
-    socket.write(postHead(t.url, "/message:send", { "content-type": "application/json", "content-length": String(Buffer.byteLength(REST_BODY)) }));
-    socket.write(REST_BODY.slice(0, 10));
-    const reply = parseRawReply((await readUntilClosed(socket, CUT_WITHIN_MS)).text);
-    expect(reply.status).toBe(408);
-    expect(reply.headers.connection).toBe("close");
-    expect(JSON.parse(reply.body)).toMatchObject({ error: { code: 408, message: expect.stringContaining("limits.bodyTimeoutMs") } });
+    expect(JSON.parse(reply.body)).toMatchObject(answer);
   });
 
   it("a chunked body dripped a byte at a time is cut off at the body timeout, not extended by each byte", async () => {
