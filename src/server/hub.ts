@@ -14,6 +14,7 @@ import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import type { HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
+import { TrustedProxies } from "./request-origin.js";
 
 /** How to start a hub. */
 export interface HubOptions {
@@ -27,6 +28,14 @@ export interface HubOptions {
   readonly agents?: readonly HostedAgent[];
   /** Public base URL for agent cards; default from the request's Host. */
   readonly publicBaseUrl?: string;
+  /**
+   * Peers (IP addresses, CIDR blocks, or `loopback`) whose `Forwarded` /
+   * `X-Forwarded-Proto` / `X-Forwarded-Host` headers tell the URL a client
+   * used; nobody else's are believed. Default none.
+   */
+  readonly trustedProxies?: readonly string[];
+  /** Serve TLS on the port (HTTP/2 by ALPN, HTTP/1.1 fallback), with this PEM certificate chain and key. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
@@ -114,7 +123,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   push.start();
   const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
-  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, maxBodyBytes: options.maxBodyBytes, maxJsonDepth: options.maxJsonDepth });
+  const trustedProxies = new TrustedProxies(options.trustedProxies);
+  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, trustedProxies, maxBodyBytes: options.maxBodyBytes, maxJsonDepth: options.maxJsonDepth });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
   const routes = options.routes ?? [];
@@ -138,6 +148,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   const server = createOnePortServer(handler, {
     headersTimeoutMs: options.headersTimeoutMs,
+    tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
     onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader stopped reading", { path: req.url, limit: error.limit }),
   });
@@ -150,7 +161,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     });
   });
   const port = (server.net.address() as AddressInfo).port;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+  const url = `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}/`;
   let closing: Promise<void> | undefined;
   return {
     url,
