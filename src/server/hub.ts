@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -146,7 +146,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
     fallback: fallback as never,
   });
-  const server = createOnePortServer(handler, {
+  const server = createOnePortServer(guardRpcRequests(handler), {
     headersTimeoutMs: options.headersTimeoutMs,
     tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
