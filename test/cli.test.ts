@@ -160,7 +160,7 @@ describe("a2a-hub client commands", { timeout: 60_000 }, () => {
     const listed = JSON.parse((await cli(["list", "--json", "--binding", "grpc", url, "--status", "working"])).stdout);
     expect(listed.tasks.map((x: { id: string }) => x.id)).toContain(slow.id);
     const canceled = await cli(["cancel", url, slow.id]);
-    expect(canceled).toMatchObject({ code: 0, stdout: `task ${slow.id} [canceled]\n` });
+    expect(canceled, canceled.stderr).toMatchObject({ code: 0, stdout: `task ${slow.id} [canceled]\n` });
     expect((await cli(["get", url, slow.id])).code).toBe(4);
     const later = JSON.parse((await cli(["send", "--json", "--no-wait", url, "slow", "3000"])).stdout).task;
     const sub = await cli(["subscribe", "--binding", "jsonrpc", url, later.id]);
