@@ -27,10 +27,6 @@ export interface HubOptions {
   readonly agents?: readonly HostedAgent[];
   /** Public base URL for agent cards; default from the request's Host. */
   readonly publicBaseUrl?: string;
-  /** Serve TLS with this PEM certificate (chain) and private key (HTTP/2 by ALPN, HTTP/1.1 fallback); default plain TCP. */
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
-  /** Peers (IP, CIDR, or "loopback") whose X-Forwarded-Proto/Host and Forwarded headers are believed; default none. */
-  readonly trustedProxies?: readonly string[];
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
