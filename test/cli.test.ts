@@ -5,46 +5,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CommandAgent, commandCard, EchoAgent, echoCard } from "../src/agents/index.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { BIN, cli } from "./helpers/cli-process.js";
 
 /** The a2a-hub command, run as a child process: `serve`, and the client commands against a running server. */
-
-const BIN = join(REPO_ROOT, "bin/a2a-hub.mjs");
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  /** When each stdout chunk arrived, ms after the start. */
-  readonly chunks: Array<{ at: number; text: string }>;
-  readonly ms: number;
-}
-
-/** Runs the bin with arguments (and stdin), from another directory, bounded in time. */
-function cli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((done, fail) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { ...process.env, A2A_TOKEN: "", ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const chunks: Run["chunks"] = [];
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-      chunks.push({ at: Date.now() - started, text: d });
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.stdin.end(options.stdin ?? "");
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      fail(new Error(`a2a-hub ${args.join(" ")} did not finish; stderr:\n${stderr}`));
-    }, 20_000);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      // Let the pipes drain.
-      setImmediate(() => done({ code, stdout, stderr, chunks, ms: Date.now() - started }));
-    });
-  });
-}
 
 describe("a2a-hub serve", { timeout: 60_000 }, () => {
   let server: ChildProcess | undefined;

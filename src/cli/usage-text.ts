@@ -41,12 +41,12 @@ function environmentOnly(): string {
     ["A2A_HUB_PUSH_RETRY_CAP_MS", "push.retry.capMs"],
     ["A2A_HUB_PUSH_ATTEMPTS", "push.retry.attempts"],
     ["A2A_HUB_PUSH_TIMEOUT_MS", "push.timeoutMs"],
-    ["A2A_HUB_RATE_BURST", "rateLimit.burst (per tenant)"],
-    ["A2A_HUB_RATE_PER_SECOND", "rateLimit.perSecond (per tenant)"],
-    ["A2A_HUB_REMOTE_REGISTRY", "remoteRegistry (a file of remote agents)"],
+    ["A2A_HUB_RATE_BURST", "rateLimit.burst"],
+    ["A2A_HUB_RATE_PER_SECOND", "rateLimit.perSecond"],
+    ["A2A_HUB_REMOTE_REGISTRY", "remoteRegistry"],
     ...LIMIT_KEYS.map((k): [string, string] => [limitEnvName(k), `limits.${k}`]),
   ];
-  const column = Math.max(...rows.map(([env]) => env.length)) + 4;
+  const column = Math.max(...rows.map(([env]) => env.length)) + 2;
   return rows.map(([env, key]) => `  ${env.padEnd(column)}${key}\n`).join("");
 }
 
