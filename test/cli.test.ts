@@ -46,7 +46,7 @@ describe("a2a-hub serve", { timeout: 60_000 }, () => {
   });
 });
 
-describe("a2a-hub client commands", { timeout: 60_000 }, () => {
+describe("a2a-hub client commands", { timeout: 120_000 }, () => {
   let t: TestHub;
   let lines: TestHub;
   let url: string;
@@ -113,7 +113,8 @@ describe("a2a-hub client commands", { timeout: 60_000 }, () => {
   });
 
   it("get, list, cancel and subscribe", async () => {
-    const sent = await cli(["send", "--json", "--no-wait", url, "slow", "10000"]);
+    // Each CLI run starts a process (seconds on a loaded machine): the slow tasks outlast the runs that watch them.
+    const sent = await cli(["send", "--json", "--no-wait", url, "slow", "60000"]);
     expect(sent.code, sent.stderr).toBe(8);
     const slow = JSON.parse(sent.stdout).task;
     expect(slow.status.state).toBe("TASK_STATE_WORKING");
@@ -125,11 +126,11 @@ describe("a2a-hub client commands", { timeout: 60_000 }, () => {
     const canceled = await cli(["cancel", url, slow.id]);
     expect(canceled, canceled.stderr).toMatchObject({ code: 0, stdout: `task ${slow.id} [canceled]\n` });
     expect((await cli(["get", url, slow.id])).code).toBe(4);
-    const later = JSON.parse((await cli(["send", "--json", "--no-wait", url, "slow", "3000"])).stdout).task;
+    const later = JSON.parse((await cli(["send", "--json", "--no-wait", url, "slow", "12000"])).stdout).task;
     const sub = await cli(["subscribe", "--binding", "jsonrpc", url, later.id]);
     expect(sub.code).toBe(0);
     expect(sub.stderr).toContain("[completed]");
-    expect(sub.stdout).toBe("slow 3000\n");
+    expect(sub.stdout).toBe("slow 12000\n");
   });
 
   it("a failed request exits 1 and says why (as JSON with --json); usage errors exit 2", async () => {
