@@ -1,30 +1,19 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hashToken } from "../src/auth/index.js";
 import { buildConfig, ConfigError, hostHeaderWarning, hubOptionsFromConfig, parseCli, readConfigFile } from "../src/server/index.js";
+import { configFiles, errorOf } from "./helpers/config-files.js";
 
 /** Configuration edges: lines of errors, tokens under two tenants, programs checked at start, TLS files, trusted proxies. */
 
-const dir = mkdtempSync(join(tmpdir(), "a2a-hub-config-edges-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const files = configFiles("a2a-hub-config-edges-");
+const dir = files.dir;
+afterAll(() => files.remove());
 
-let files = 0;
+let count = 0;
 function fileWith(text: string, ext = "yaml"): string {
-  const p = join(dir, `c${files++}.${ext}`);
-  writeFileSync(p, text);
-  return p;
-}
-
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
+  return files.write(`c${count++}.${ext}`, text);
 }
 
 /** The ConfigError of building (and turning into HubOptions) a config file. */

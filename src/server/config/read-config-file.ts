@@ -23,7 +23,7 @@ export function readConfigFile(file: string): ConfigSource {
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new ConfigError("--config", `cannot read ${file}: ${(e as Error).message}`);
+    throw new ConfigError("config", `cannot read ${file}: ${(e as Error).message}`);
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
