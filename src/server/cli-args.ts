@@ -51,7 +51,11 @@ export function parseArguments(command: string, argv: readonly string[], docs: r
     if (t.kind !== "option") continue;
     const known = Object.hasOwn(options, t.name) ? options[t.name] : undefined;
     if (!known) fail(`unknown option ${t.rawName}${didYouMean(t.name, Object.keys(options), "--")}`);
-    else if (known.type === "string" && (t.value === undefined || (t.inlineValue !== true && t.value.startsWith("-")))) fail(`${t.rawName} needs a value`);
+    else if (known.type === "string" && t.value === undefined) fail(`${t.rawName} needs a value`);
+    else if (known.type === "string" && t.inlineValue !== true && t.value!.startsWith("-")) {
+      // "--port --data x" forgot the port; "--data -1" meant the value: say how to write it.
+      fail(`${t.rawName} needs a value${t.value!.startsWith("--") ? "" : ` (for one that starts with "-", write ${t.rawName}=${t.value})`}`);
+    }
     else if (known.type === "boolean" && t.inlineValue) fail(`${t.rawName} takes no value`);
   }
   try {
