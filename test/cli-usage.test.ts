@@ -104,6 +104,7 @@ describe("arguments it does not know are errors naming them, never a silent star
     ["a value given to a switch", ["serve", "--insecure=yes"], /^a2a-hub: serve: --insecure takes no value\n/, "bin"],
     ["an option missing its value", ["serve", "--data"], /^a2a-hub: serve: --data needs a value\n/, "bin"],
     ["an option whose value looks like an option", ["serve", "--port", "--data", "x"], /^a2a-hub: serve: --port needs a value\n/, "bin"],
+    ["a value starting with '-' (with how to write it)", ["send", "http://127.0.0.1:9/", "--data", "-1"], /^a2a-hub: send: --data needs a value \(for one that starts with "-", write --data=-1\)\n/, "bin"],
     ["a stray word after hash-token", ["hash-token", "now"], /^a2a-hub: hash-token: unexpected argument "now"\n/, "bin"],
     ["a misspelt command", ["sned", "http://127.0.0.1:9/"], /^a2a-hub: unknown command "sned" \(did you mean send\?\)\n/, "bin"],
     ["an option before the command", ["--port", "0"], /^a2a-hub: unknown option --port \(options go after the command/, "bin"],
@@ -114,7 +115,7 @@ describe("arguments it does not know are errors naming them, never a silent star
   ];
   it.each(cases)("%s exits 2 and names it, with a pointer to --help", async (_what, args, message, via) => {
     const data = join(dir, "never");
-    const run: Run = via === "bin" ? await cli([...args, ...(args[0] === "serve" ? [] : [])], { env: { A2A_HUB_DATA: data } }) : await npmStart(args, { env: { A2A_HUB_DATA: data } });
+    const run: Run = via === "bin" ? await cli(args, { env: { A2A_HUB_DATA: data } }) : await npmStart(args, { env: { A2A_HUB_DATA: data } });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toMatch(HINT);
