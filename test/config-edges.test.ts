@@ -195,6 +195,7 @@ describe("a non-loopback address", () => {
     expect(hostHeaderWarning(config)).toMatch(/0\.0\.0\.0 without a publicUrl: agent cards will take their URLs from each request's Host header, which any client \(or a proxy\) controls/);
     expect(hostHeaderWarning({ ...config, publicUrl: "https://hub.example/" })).toBeUndefined();
     expect(hostHeaderWarning(buildConfig(undefined, {}))).toBeUndefined();
+    expect(hostHeaderWarning({ ...config, trustedProxies: ["10.0.0.0/8"] })).toMatch(/X-Forwarded-\* of the trusted proxies, and from the Host header of any client that reaches the hub directly/);
   });
 });
 

@@ -96,6 +96,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
 /** Why the hub says so at start, or undefined: binding off loopback without a publicUrl. */
 export function hostHeaderWarning(config: HubConfig): string | undefined {
   if (isLoopbackHost(config.host) || config.publicUrl) return undefined;
+  if (config.trustedProxies.length > 0) {
+    return (
+      `listening on ${config.host} without a publicUrl: agent cards will take their URLs from X-Forwarded-* of the trusted proxies, ` +
+      `and from the Host header of any client that reaches the hub directly, which that client controls. Set --public-url to fix them.`
+    );
+  }
   return (
     `listening on ${config.host} without a publicUrl: agent cards will take their URLs from each request's Host header, ` +
     `which any client (or a proxy) controls. Set --public-url, or --trusted-proxy for the proxy in front of the hub.`
