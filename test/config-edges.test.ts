@@ -146,13 +146,13 @@ describe("TLS files", () => {
 
   it("read at start from the flags, the variables or the file, into HubOptions.tls", () => {
     const expected = { cert: readFileSync(cert), key: readFileSync(key) };
-    const fromFlags = hubOptionsFromConfig(buildConfig(undefined, {}, { tlsCert: cert, tlsKey: key })) as { tls?: unknown };
+    const fromFlags = hubOptionsFromConfig(buildConfig(undefined, {}, { tlsCert: cert, tlsKey: key }));
     expect(fromFlags.tls).toEqual(expected);
-    const fromEnv = hubOptionsFromConfig(buildConfig(undefined, { A2A_HUB_TLS_CERT: cert, A2A_HUB_TLS_KEY: key })) as { tls?: unknown };
+    const fromEnv = hubOptionsFromConfig(buildConfig(undefined, { A2A_HUB_TLS_CERT: cert, A2A_HUB_TLS_KEY: key }));
     expect(fromEnv.tls).toEqual(expected);
     const src = readConfigFile(fileWith(`tls:\n  cert: ${cert}\n  key: ${key}\n`));
-    expect((hubOptionsFromConfig(buildConfig(src, {}), src) as { tls?: unknown }).tls).toEqual(expected);
-    expect((hubOptionsFromConfig(buildConfig(undefined, {})) as { tls?: unknown }).tls).toBeUndefined();
+    expect(hubOptionsFromConfig(buildConfig(src, {}), src).tls).toEqual(expected);
+    expect(hubOptionsFromConfig(buildConfig(undefined, {})).tls).toBeUndefined();
   });
 
   it("both or neither, named where each was given", () => {
@@ -210,7 +210,7 @@ describe("trusted proxies", () => {
     expect(buildConfig(undefined, {}).trustedProxies).toEqual([]);
     const cli = parseCli(["--trusted-proxy", "loopback", "--trusted-proxy", "10.0.0.0/8"], {});
     expect(cli.command === "serve" && cli.config.trustedProxies).toEqual(["loopback", "10.0.0.0/8"]);
-    expect((hubOptionsFromConfig(buildConfig(undefined, {}, { trustedProxies: ["loopback"] })) as { trustedProxies?: unknown }).trustedProxies).toEqual(["loopback"]);
+    expect((hubOptionsFromConfig(buildConfig(undefined, {}, { trustedProxies: ["loopback"] }))).trustedProxies).toEqual(["loopback"]);
   });
 
   it("anything else is an error naming the value and where it was given", () => {

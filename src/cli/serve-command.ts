@@ -1,4 +1,5 @@
 import { hashToken, newToken } from "../auth/index.js";
+import { stderrLogger } from "../core/index.js";
 import { hostHeaderWarning, hubOptionsFromConfig, isLoopbackHost, parseCli, SERVE_OPTIONS, startHub } from "../server/index.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
@@ -27,7 +28,7 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
   const hostWarning = hostHeaderWarning(cli.config);
   if (hostWarning) io.stderr.write(`a2a-hub: WARNING: ${hostWarning}\n`);
   if (tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
-  const hub = await startHub(options);
+  const hub = await startHub({ logger: stderrLogger, ...options });
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   return new Promise<number>((resolve) => {
     let stopping = false;

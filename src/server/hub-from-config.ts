@@ -82,8 +82,6 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     agentTenants: new Map(config.agents.filter((a) => a.tenants).map((a) => [a.id, a.tenants!])),
     rateLimit: config.rateLimit,
   };
-  // HubOptions.tls and .trustedProxies: consumed by startHub (lead), which types them; spread so this compiles before it does.
-  const serving = { tls: config.tls ? readTlsFiles(config.tls) : undefined, trustedProxies: config.trustedProxies };
   // Transport limits travel beside the core's; the timeouts are the one port's.
   const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, ...coreLimits } = config.limits;
   return {
@@ -96,7 +94,8 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     host: config.host,
     dataDir: config.dataDir,
     publicBaseUrl: config.publicUrl,
-    ...serving,
+    tls: config.tls ? readTlsFiles(config.tls) : undefined,
+    trustedProxies: config.trustedProxies,
     agents,
     access,
     push: {
