@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LIMIT_KEYS, limitEnvName, SERVE_OPTIONS } from "../src/server/index.js";
-import { cli, npmStart, runProcess, type Run } from "./helpers/cli-process.js";
+import { get } from "node:https";
+import { BIN, cli, npmStart, runProcess, startServing, type Run } from "./helpers/cli-process.js";
 import { killAllServers, REPO_ROOT, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
 
 /** The a2a-hub command line as a newcomer meets it: usage, --help, --version, and arguments it does not know. */
@@ -177,30 +178,35 @@ describe("npm start still serves", { timeout: 120_000 }, () => {
 
   it("with no arguments (settings from A2A_HUB_* variables)", async () => {
     const data = tempDataDir();
-    const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, A2A_HUB_PORT: "0", A2A_HUB_DATA: data },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
     try {
-      const url = await new Promise<string>((ok, fail) => {
-        let out = "";
-        const timer = setTimeout(() => fail(new Error("npm start printed no URL")), 20_000);
-        child.stdout.setEncoding("utf8").on("data", (d: string) => {
-          out += d;
-          const m = /a2a-hub listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            ok(m[1]!);
-          }
-        });
-      });
-      expect((await fetch(`${url}.well-known/agent-card.json`)).status).toBe(200);
+      const hub = await startServing(["--import", "tsx", "src/main.ts"], { env: { A2A_HUB_PORT: "0", A2A_HUB_DATA: data } });
+      expect((await fetch(`${hub.url}.well-known/agent-card.json`)).status).toBe(200);
+      expect(await hub.stop()).toBe(0);
     } finally {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
+      removeDir(data);
+    }
+  });
+
+  it("with --tls-cert and --tls-key: HTTPS on the printed https URL, the card fetched trusting that certificate", async () => {
+    const data = tempDataDir();
+    const cert = join(REPO_ROOT, "test/fixtures/config-tls/cert.pem");
+    const key = join(REPO_ROOT, "test/fixtures/config-tls/key.pem");
+    try {
+      const hub = await startServing([BIN, "serve", "--port", "0", "--data", data, "--tls-cert", cert, "--tls-key", key]);
+      expect(hub.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+      const card = await new Promise<{ status?: number; body: string }>((ok, fail) => {
+        get(`${hub.url}.well-known/agent-card.json`, { ca: readFileSync(cert) }, (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (d: string) => (body += d));
+          res.on("end", () => ok({ status: res.statusCode, body }));
+        }).on("error", fail);
+      });
+      expect(card.status).toBe(200);
+      const urls = (JSON.parse(card.body) as { supportedInterfaces: Array<{ url: string }> }).supportedInterfaces.map((i) => i.url);
+      expect(urls.some((u) => u.startsWith("https://127.0.0.1:"))).toBe(true);
+      expect(urls.filter((u) => u.startsWith("http:"))).toEqual([]);
+      expect(await hub.stop()).toBe(0);
+    } finally {
       removeDir(data);
     }
   });

@@ -55,3 +55,52 @@ export function cli(args: readonly string[], options: { stdin?: string; env?: Re
 export function npmStart(args: readonly string[], options: { env?: Record<string, string> } = {}): Promise<Run> {
   return runProcess(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { ...options, cwd: REPO_ROOT });
 }
+
+/** A serving process started by startServing. */
+export interface Serving {
+  readonly url: string;
+  stderr(): string;
+  /** SIGTERM, and the exit code once it is gone. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts a command that serves (`node <args>`) and resolves with the URL it
+ * prints; rejects, after killing it, when it exits or stays silent.
+ */
+export async function startServing(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Serving> {
+  const child = spawn(process.execPath, [...args], { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  try {
+    const url = await new Promise<string>((ok, fail) => {
+      let out = "";
+      const timer = setTimeout(() => fail(new Error(`printed no URL; stderr:\n${err}`)), 20_000);
+      child.stdout.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+        const m = /a2a-hub listening on (https?:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          ok(m[1]!);
+        }
+      });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        fail(new Error(`exited (${code}) before listening; stderr:\n${err}`));
+      });
+    });
+    return {
+      url,
+      stderr: () => err,
+      stop: () => {
+        child.kill("SIGTERM");
+        return exited;
+      },
+    };
+  } catch (e) {
+    child.kill("SIGKILL");
+    await exited;
+    throw e;
+  }
+}
