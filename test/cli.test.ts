@@ -5,46 +5,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CommandAgent, commandCard, EchoAgent, echoCard } from "../src/agents/index.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { BIN, cli } from "./helpers/cli-process.js";
 
 /** The a2a-hub command, run as a child process: `serve`, and the client commands against a running server. */
-
-const BIN = join(REPO_ROOT, "bin/a2a-hub.mjs");
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  /** When each stdout chunk arrived, ms after the start. */
-  readonly chunks: Array<{ at: number; text: string }>;
-  readonly ms: number;
-}
-
-/** Runs the bin with arguments (and stdin), from another directory, bounded in time. */
-function cli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((done, fail) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { ...process.env, A2A_TOKEN: "", ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const chunks: Run["chunks"] = [];
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-      chunks.push({ at: Date.now() - started, text: d });
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.stdin.end(options.stdin ?? "");
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      fail(new Error(`a2a-hub ${args.join(" ")} did not finish; stderr:\n${stderr}`));
-    }, 20_000);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      // Let the pipes drain.
-      setImmediate(() => done({ code, stdout, stderr, chunks, ms: Date.now() - started }));
-    });
-  });
-}
 
 describe("a2a-hub serve", { timeout: 60_000 }, () => {
   let server: ChildProcess | undefined;
@@ -83,7 +46,7 @@ describe("a2a-hub serve", { timeout: 60_000 }, () => {
   });
 });
 
-describe("a2a-hub client commands", { timeout: 60_000 }, () => {
+describe("a2a-hub client commands", { timeout: 120_000 }, () => {
   let t: TestHub;
   let lines: TestHub;
   let url: string;
@@ -150,7 +113,8 @@ describe("a2a-hub client commands", { timeout: 60_000 }, () => {
   });
 
   it("get, list, cancel and subscribe", async () => {
-    const sent = await cli(["send", "--json", "--no-wait", url, "slow", "10000"]);
+    // Each CLI run starts a process (seconds on a loaded machine): the slow tasks outlast the runs that watch them.
+    const sent = await cli(["send", "--json", "--no-wait", url, "slow", "60000"]);
     expect(sent.code, sent.stderr).toBe(8);
     const slow = JSON.parse(sent.stdout).task;
     expect(slow.status.state).toBe("TASK_STATE_WORKING");
@@ -160,13 +124,13 @@ describe("a2a-hub client commands", { timeout: 60_000 }, () => {
     const listed = JSON.parse((await cli(["list", "--json", "--binding", "grpc", url, "--status", "working"])).stdout);
     expect(listed.tasks.map((x: { id: string }) => x.id)).toContain(slow.id);
     const canceled = await cli(["cancel", url, slow.id]);
-    expect(canceled).toMatchObject({ code: 0, stdout: `task ${slow.id} [canceled]\n` });
+    expect(canceled, canceled.stderr).toMatchObject({ code: 0, stdout: `task ${slow.id} [canceled]\n` });
     expect((await cli(["get", url, slow.id])).code).toBe(4);
-    const later = JSON.parse((await cli(["send", "--json", "--no-wait", url, "slow", "3000"])).stdout).task;
+    const later = JSON.parse((await cli(["send", "--json", "--no-wait", url, "slow", "12000"])).stdout).task;
     const sub = await cli(["subscribe", "--binding", "jsonrpc", url, later.id]);
     expect(sub.code).toBe(0);
     expect(sub.stderr).toContain("[completed]");
-    expect(sub.stdout).toBe("slow 3000\n");
+    expect(sub.stdout).toBe("slow 12000\n");
   });
 
   it("a failed request exits 1 and says why (as JSON with --json); usage errors exit 2", async () => {

@@ -1,28 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildConfig, ConfigError, readConfigFile } from "../src/server/config/index.js";
+import { buildConfig, readConfigFile } from "../src/server/config/index.js";
 import { hashToken } from "../src/auth/index.js";
+import { configFiles, errorOf } from "./helpers/config-files.js";
 
-const dir = mkdtempSync(join(tmpdir(), "a2a-hub-config-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function fileWith(name: string, text: string): string {
-  const p = join(dir, name);
-  writeFileSync(p, text);
-  return p;
-}
-
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error("expected a ConfigError");
-}
+const files = configFiles("a2a-hub-config-");
+afterAll(() => files.remove());
+const fileWith = files.write;
 
 const HASH = hashToken("secret-a");
 

@@ -1,4 +1,3 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
 import { fromJson, toJson, toJsonString, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import {
@@ -13,25 +12,31 @@ import {
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AClient, clientFailureOf, isBindingName, type ClientOptions } from "../client/index.js";
 import { isA2AError } from "../core/index.js";
+import { parseArguments, type OptionDoc } from "../server/index.js";
 import { readAll, UsageError, type CliIo } from "./cli-io.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { artifactsText, cardText, messageText, partText, stateLabel, statusLine } from "./task-output.js";
-
-type Options = NonNullable<ParseArgsConfig["options"]>;
+import { optionLines, wrap } from "./usage-text.js";
+import { packageVersion } from "./version.js";
 
 /** Flags every client command takes. */
-const COMMON: Options = {
-  token: { type: "string" },
-  binding: { type: "string" },
-  json: { type: "boolean" },
-  timeout: { type: "string" },
-  tenant: { type: "string" },
-};
+const COMMON: readonly OptionDoc[] = [
+  { name: "token", value: "T", env: "A2A_TOKEN", help: "bearer token (the variable keeps it out of shell history and ps)" },
+  { name: "binding", value: "B", help: "jsonrpc, rest or grpc (default: the best the card offers)" },
+  { name: "tenant", value: "T", help: "tenant to address when the card names none" },
+  { name: "timeout", value: "MS", help: "deadline of each call; for a stream, of its first event (60000)" },
+  { name: "json", help: "machine-readable output (NDJSON for streams; errors as JSON on stderr)" },
+];
 
 /** One client command: its flags, its usage line, and what it does. */
 interface ClientCommand {
+  /** Its arguments, as the usage shows them: "send <url> [text…]". */
   readonly usage: string;
-  readonly options: Options;
+  /** One or two sentences for its --help. */
+  readonly summary: string;
+  readonly options: readonly OptionDoc[];
+  /** How many arguments it takes after the URL. */
+  readonly maxArgs: number;
   run(run: CommandRun): Promise<number>;
 }
 
@@ -45,13 +50,19 @@ interface CommandRun {
   client(): Promise<A2AClient>;
 }
 
-const MESSAGE_FLAGS: Options = { task: { type: "string" }, context: { type: "string" }, data: { type: "string" } };
+const MESSAGE_FLAGS: readonly OptionDoc[] = [
+  { name: "task", value: "ID", help: "continue this task (e.g. one that is input-required)" },
+  { name: "context", value: "ID", help: "send within this context" },
+  { name: "data", value: "JSON", help: "add a data part holding this JSON value" },
+];
 
 /** The client commands, by name. */
 export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
   card: {
     usage: "card <url>",
-    options: {},
+    summary: "Shows an agent's card, and on stderr the interface this client picks from it.",
+    options: [],
+    maxArgs: 0,
     async run(r) {
       const client = await r.client();
       write(r.io.stdout, r.json ? json(AgentCardSchema, client.card) : cardText(client.card));
@@ -60,8 +71,10 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
     },
   },
   send: {
-    usage: "send <url> [text…] [--task ID] [--context ID] [--data JSON] [--no-wait]",
-    options: { ...MESSAGE_FLAGS, "no-wait": { type: "boolean" } },
+    usage: "send <url> [text…]",
+    summary: "Sends a message (its text from stdin when none is given) and waits for the task: its artifacts on stdout, its state on stderr, the state as the exit code.",
+    options: [...MESSAGE_FLAGS, { name: "no-wait", help: "return once the task is accepted (exit code 8 while it runs)" }],
+    maxArgs: Infinity,
     async run(r) {
       const client = await r.client();
       const res = await client.send({ message: await messageOf(r), configuration: r.flags["no-wait"] ? { returnImmediately: true } : undefined });
@@ -80,16 +93,20 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
     },
   },
   stream: {
-    usage: "stream <url> [text…] [--task ID] [--context ID] [--data JSON]",
+    usage: "stream <url> [text…]",
+    summary: "Sends a message and streams the answer: artifact chunks on stdout as they arrive, the task and its status changes on stderr.",
     options: MESSAGE_FLAGS,
+    maxArgs: Infinity,
     async run(r) {
       const client = await r.client();
       return follow(r, client.stream({ message: await messageOf(r) }));
     },
   },
   get: {
-    usage: "get <url> <task-id> [--history N]",
-    options: { history: { type: "string" } },
+    usage: "get <url> <task-id>",
+    summary: "Shows a task: its state, context and artifacts.",
+    options: [{ name: "history", value: "N", help: "include at most the last N messages of its history" }],
+    maxArgs: 1,
     async run(r) {
       const client = await r.client();
       const task = await client.get({ id: oneArg(r, "task-id"), historyLength: intFlag(r, "history", 0) });
@@ -99,8 +116,16 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
     },
   },
   list: {
-    usage: "list <url> [--context ID] [--status STATE] [--page-size N] [--page-token T] [--artifacts]",
-    options: { context: { type: "string" }, status: { type: "string" }, "page-size": { type: "string" }, "page-token": { type: "string" }, artifacts: { type: "boolean" } },
+    usage: "list <url>",
+    summary: "Lists tasks, newest first: id, state and context, one per line.",
+    options: [
+      { name: "context", value: "ID", help: "only the tasks of this context" },
+      { name: "status", value: "STATE", help: "only tasks in this state (submitted, working, completed, input-required…)" },
+      { name: "page-size", value: "N", help: "at most N tasks" },
+      { name: "page-token", value: "T", help: "the page after the one that printed this token" },
+      { name: "artifacts", help: "include the tasks' artifacts (with --json)" },
+    ],
+    maxArgs: 0,
     async run(r) {
       const client = await r.client();
       const page = await client.list({
@@ -121,7 +146,9 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
   },
   cancel: {
     usage: "cancel <url> <task-id>",
-    options: {},
+    summary: "Cancels a task; exits 0 once it is canceled.",
+    options: [],
+    maxArgs: 1,
     async run(r) {
       const client = await r.client();
       const task = await client.cancel(oneArg(r, "task-id"));
@@ -131,7 +158,9 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
   },
   subscribe: {
     usage: "subscribe <url> <task-id>",
-    options: {},
+    summary: "Follows a running task's events, as stream prints them.",
+    options: [],
+    maxArgs: 1,
     async run(r) {
       const client = await r.client();
       return follow(r, client.subscribe(oneArg(r, "task-id")));
@@ -145,10 +174,13 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
  */
 export async function runClientCommand(name: string, argv: readonly string[], io: CliIo): Promise<number> {
   const command = CLIENT_COMMANDS[name]!;
-  const { values, positionals } = parseArgs({ args: [...argv], options: { ...COMMON, ...command.options }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArguments(name, argv, [...command.options, ...COMMON]);
+  if (values.help) return writeOk(io.stdout, clientUsage(name));
+  if (values.version) return writeOk(io.stdout, `a2a-hub ${packageVersion()}\n`);
   const [url, ...args] = positionals;
   if (!url) throw new UsageError(`${name}: the agent's URL is missing (usage: a2a-hub ${command.usage})`);
   if (!/^https?:\/\//.test(url)) throw new UsageError(`${name}: ${JSON.stringify(url)} is not an http(s) URL`);
+  if (args.length > command.maxArgs) throw new UsageError(`${name}: unexpected argument ${JSON.stringify(args[command.maxArgs])} (usage: a2a-hub ${command.usage})`);
   const binding = values.binding as string | undefined;
   if (binding !== undefined && !isBindingName(binding)) throw new UsageError(`--binding: expected jsonrpc, rest or grpc, got ${JSON.stringify(binding)}`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
@@ -281,6 +313,29 @@ function json<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc
 
 function withNewline(text: string): string {
   return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/** What `a2a-hub <command> --help` prints for a client command. */
+export function clientUsage(name: string): string {
+  const command = CLIENT_COMMANDS[name]!;
+  return `usage: a2a-hub ${command.usage} [options]
+
+${wrap(command.summary)}
+
+<url> is an agent's base URL (its /.well-known/agent-card.json is read) or
+the URL of its card.
+
+options:
+${optionLines([...command.options, ...COMMON])}
+exit codes: 0 completed (or a message, or nothing to report), 1 the request
+failed, 2 usage or configuration, 3 failed, 4 canceled, 5 rejected, 6 input-required,
+7 auth-required, 8 still submitted or working.
+`;
+}
+
+function writeOk(stream: NodeJS.WritableStream, text: string): number {
+  stream.write(text);
+  return EXIT.ok;
 }
 
 function write(stream: NodeJS.WritableStream, text: string): void {

@@ -10,7 +10,7 @@ export const EXIT = {
   ok: 0,
   /** The request failed: an A2A error, or the agent could not be reached. */
   error: 1,
-  /** Bad command line. */
+  /** Bad command line or configuration (the hub did not start). */
   usage: 2,
   failed: 3,
   canceled: 4,

@@ -1,10 +1,13 @@
-import { CLIENT_COMMANDS, runClientCommand } from "./client-commands.js";
+import { ArgumentError, ConfigError, didYouMean, SERVE_OPTIONS } from "../server/index.js";
+import { CLIENT_COMMANDS, clientUsage, runClientCommand } from "./client-commands.js";
 import { UsageError, type CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
 import { hashTokenCommand, serve } from "./serve-command.js";
+import { HASH_TOKEN_USAGE, serveUsage } from "./usage-text.js";
+import { packageVersion } from "./version.js";
 
-/** What `a2a-hub help` prints. */
-export const USAGE = `usage: a2a-hub <command> …
+/** What `a2a-hub`, `a2a-hub help` and `a2a-hub --help` print. */
+export const USAGE = `usage: a2a-hub <command> [options]      a2a-hub <command> --help for its options
 
   serve [--config FILE] [--port N] [--data DIR] [--host ADDR] …
                         run the hub (as npm start does, same options)
@@ -29,30 +32,60 @@ export const USAGE = `usage: a2a-hub <command> …
   get: --history N; list: --context ID --status STATE --page-size N
        --page-token T --artifacts
 
+  --help, -h            this usage; --version  the version
+
 exit codes: 0 completed (or a message, or nothing to report), 1 the request
-failed, 2 usage, 3 failed, 4 canceled, 5 rejected, 6 input-required,
-7 auth-required, 8 still submitted or working. cancel exits 0 once the task
-is canceled.
+failed, 2 usage or configuration, 3 failed, 4 canceled, 5 rejected,
+6 input-required, 7 auth-required, 8 still submitted or working. cancel
+exits 0 once the task is canceled.
 `;
 
-/** Runs `a2a-hub` with its arguments; resolves with the exit code. */
+const COMMANDS = ["serve", "hash-token", ...Object.keys(CLIENT_COMMANDS)];
+
+/**
+ * Runs `a2a-hub` with its arguments; resolves with the exit code. With no
+ * arguments it prints the usage. Errors in the command line end with a
+ * pointer to the command's --help; errors in a config file, which name the
+ * file, line and key, do not.
+ */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-      (command === undefined ? io.stderr : io.stdout).write(USAGE);
-      return command === undefined ? EXIT.usage : EXIT.ok;
-    }
+    if (command === undefined || command === "--help" || command === "-h") return print(io, USAGE);
+    if (command === "help") return print(io, usageOf(rest));
+    if (command === "--version") return print(io, `a2a-hub ${packageVersion()}\n`);
     if (command === "serve") return await serve(rest, io);
-    if (command === "hash-token") return hashTokenCommand(io);
-    if (command in CLIENT_COMMANDS) return await runClientCommand(command, rest, io);
-    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    if (command === "hash-token") return hashTokenCommand(rest, io);
+    if (Object.hasOwn(CLIENT_COMMANDS, command)) return await runClientCommand(command, rest, io);
+    if (command.startsWith("-")) throw new UsageError(`unknown option ${command} (options go after the command: a2a-hub <command> ${command})`);
+    throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS) || ` (commands: ${COMMANDS.join(", ")})`}`);
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.stderr.write(`a2a-hub: ${(e as Error).message}\n(a2a-hub help shows the usage)\n`);
+    const name = command !== undefined && COMMANDS.includes(command) ? command : undefined;
+    if (e instanceof UsageError || e instanceof ArgumentError || (e instanceof ConfigError && e.key.startsWith("--") && !e.where)) {
+      io.stderr.write(`a2a-hub: ${e.message}\n(a2a-hub ${name ? `${name} ` : ""}--help shows the usage)\n`);
+      return EXIT.usage;
+    }
+    if (e instanceof ConfigError) {
+      io.stderr.write(`a2a-hub: ${e.message}\n`);
       return EXIT.usage;
     }
     io.stderr.write(`a2a-hub: ${e instanceof Error ? e.message : String(e)}\n`);
     return EXIT.error;
   }
+}
+
+/** `a2a-hub help [command]`. */
+function usageOf(args: readonly string[]): string {
+  const [of, ...extra] = args;
+  if (extra.length > 0) throw new UsageError(`help: unexpected argument ${JSON.stringify(extra[0])}`);
+  if (of === undefined) return USAGE;
+  if (of === "serve") return serveUsage(SERVE_OPTIONS);
+  if (of === "hash-token") return HASH_TOKEN_USAGE;
+  if (Object.hasOwn(CLIENT_COMMANDS, of)) return clientUsage(of);
+  throw new UsageError(`help: unknown command ${JSON.stringify(of)} (commands: ${COMMANDS.join(", ")})`);
+}
+
+function print(io: CliIo, text: string): number {
+  io.stdout.write(text);
+  return EXIT.ok;
 }

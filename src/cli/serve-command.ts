@@ -1,30 +1,33 @@
 import { hashToken, newToken } from "../auth/index.js";
 import { stderrLogger } from "../core/index.js";
-import { hubOptionsFromConfig, parseCli, startHub } from "../server/index.js";
-import { UsageError, type CliIo } from "./cli-io.js";
+import { hostHeaderWarning, hubOptionsFromConfig, isLoopbackHost, parseCli, SERVE_OPTIONS, startHub } from "../server/index.js";
+import type { CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
+import { HASH_TOKEN_USAGE, serveUsage } from "./usage-text.js";
+import { packageVersion } from "./version.js";
 
 /**
- * `a2a-hub serve [--config FILE] [--port N] [--data DIR] [--host ADDR] …`:
- * the server, as `npm start` runs it (the same options and config file,
- * read by the server's own parseCli and hubOptionsFromConfig). Resolves
- * with the exit code once a signal has stopped it; a second signal ends it
- * at once.
+ * `a2a-hub serve [options]` and `a2a-hub hash-token`, as `npm start` runs
+ * them (the same options and config file, read by the server's own
+ * parseCli and hubOptionsFromConfig). `--help` and `--version` print and
+ * exit. Serving resolves with the exit code once a signal has stopped it;
+ * a second signal ends it at once. Bad options and config throw, for
+ * runCli to report.
  */
 export async function serve(argv: readonly string[], io: CliIo): Promise<number> {
-  let options;
-  let cli;
-  try {
-    cli = parseCli(["serve", ...argv], io.env);
-    if (cli.command !== "serve") throw new Error("serve takes no subcommand");
-    options = hubOptionsFromConfig(cli.config, cli.source);
-  } catch (e) {
-    throw new UsageError(`serve: ${(e as Error).message}`);
+  const cli = parseCli(["serve", ...argv], io.env);
+  if (cli.command === "help") return print(io, serveUsage(SERVE_OPTIONS));
+  if (cli.command === "version") return print(io, `a2a-hub ${packageVersion()}\n`);
+  if (cli.command !== "serve") throw new Error(`unexpected ${cli.command}`);
+  const options = hubOptionsFromConfig(cli.config, cli.source);
+  const { host, insecure, tls, tenants } = cli.config;
+  if (insecure && !isLoopbackHost(host)) {
+    const without = [tls ? undefined : "TLS", tenants.length > 0 ? undefined : "authentication"].filter(Boolean).join(" or ");
+    if (without) io.stderr.write(`a2a-hub: WARNING: --insecure: listening on ${host} without ${without}\n`);
   }
-  if (cli.config.insecure && !["127.0.0.1", "::1", "localhost"].includes(cli.config.host)) {
-    io.stderr.write(`a2a-hub: WARNING: --insecure: listening on ${cli.config.host} without TLS\n`);
-  }
-  if (cli.config.tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
+  const hostWarning = hostHeaderWarning(cli.config);
+  if (hostWarning) io.stderr.write(`a2a-hub: WARNING: ${hostWarning}\n`);
+  if (tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
   const hub = await startHub({ logger: stderrLogger, ...options });
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   return new Promise<number>((resolve) => {
@@ -51,9 +54,17 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
 }
 
 /** `a2a-hub hash-token`: a new random bearer token, and the SHA-256 the config file stores for it. */
-export function hashTokenCommand(io: CliIo): number {
+export function hashTokenCommand(argv: readonly string[], io: CliIo): number {
+  const cli = parseCli(["hash-token", ...argv], io.env);
+  if (cli.command === "help") return print(io, HASH_TOKEN_USAGE);
+  if (cli.command === "version") return print(io, `a2a-hub ${packageVersion()}\n`);
   const token = newToken();
   io.stdout.write(`token:  ${token}\nsha256: ${hashToken(token)}\n`);
   io.stdout.write("Give the token to the client; put the sha256 line in the tenant's `tokens` list.\n");
+  return EXIT.ok;
+}
+
+function print(io: CliIo, text: string): number {
+  io.stdout.write(text);
   return EXIT.ok;
 }

@@ -14,7 +14,7 @@ import {
 } from "../agents/index.js";
 import type { AccessPolicy } from "../auth/index.js";
 import type { HostedAgent } from "../core/index.js";
-import { ConfigError, type AgentConfig, type ConfigSource, type HubConfig } from "./config/index.js";
+import { ConfigError, programProblem, readTlsFiles, type AgentConfig, type ConfigSource, type HubConfig } from "./config/index.js";
 import type { HubOptions } from "./hub.js";
 
 /** Builds a hosted agent of one kind; `optionsKey` names its options in errors ("agents[2].options"). */
@@ -39,7 +39,13 @@ function cardFor(base: AgentCard, agent: AgentConfig): AgentCard {
 /** The built-in kinds. */
 export const AGENT_FACTORIES: Readonly<Record<string, AgentFactory>> = {
   echo: (agent) => ({ id: agent.id, executor: new EchoAgent(), card: cardFor(echoCard(), agent) }),
-  command: (agent, key) => ({ id: agent.id, executor: new CommandAgent(parseCommandAgentOptions(agent.options ?? {}, key)), card: cardFor(commandCard(), agent) }),
+  command: (agent, key) => {
+    const options = parseCommandAgentOptions(agent.options ?? {}, key);
+    // A program that cannot run fails the start, naming the path, not the first task.
+    const problem = programProblem(options.program, options.cwd, process.env.PATH);
+    if (problem) throw new AgentOptionsError(`${key}.program`, `cannot run: ${problem}`);
+    return { id: agent.id, executor: new CommandAgent(options), card: cardFor(commandCard(), agent) };
+  },
   remote: (agent, key) => {
     const options = parseRemoteAgentOptions(agent.options ?? {}, key, process.env);
     return { id: agent.id, executor: new RemoteAgent(options), card: cardFor(remoteCard({ name: agent.id, url: options.url }), agent) };
@@ -51,7 +57,7 @@ function keyPath(key: string): Array<string | number> {
   return [...key.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
 }
 
-/** HubOptions for a validated configuration. */
+/** HubOptions for a validated configuration; reads the TLS files and checks command agents' programs. */
 export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, factories: Readonly<Record<string, AgentFactory>> = AGENT_FACTORIES): HubOptions {
   const where = (key: string, file?: string) => (file ? { file } : source ? { file: source.file, line: source.lineOf(keyPath(key)) } : undefined);
   const agents: HostedAgent[] = [];
@@ -88,6 +94,8 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     host: config.host,
     dataDir: config.dataDir,
     publicBaseUrl: config.publicUrl,
+    tls: config.tls ? readTlsFiles(config.tls) : undefined,
+    trustedProxies: config.trustedProxies,
     agents,
     access,
     push: {

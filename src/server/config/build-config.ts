@@ -2,6 +2,7 @@ import { ConfigError } from "./config-error.js";
 import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type TenantConfig } from "./hub-config.js";
 import type { ConfigSource } from "./read-config-file.js";
 import { LIMIT_KEYS, LIMIT_RANGE, limitEnvName, type LimitsConfig } from "./limits-config.js";
+import { isTrustedProxySpec, TRUSTED_PROXY_HINT } from "./trusted-proxy.js";
 
 /** Agent kinds the hub can run. */
 export const AGENT_KINDS = ["echo", "command", "remote"] as const;
@@ -50,6 +51,29 @@ class Checker {
     if (!Array.isArray(v)) this.fail(path, "must be a list");
     return v.map((x, i) => this.string(x, [...path, i], pattern, hint));
   }
+
+  /**
+   * A setting from the first source that has it: the flag, the variable,
+   * the file. `fail` names that source (the flag, the variable, or the key
+   * and its line), so a bad value is reported where it was written.
+   */
+  pick(flag: string, cli: string | undefined, env: NodeJS.ProcessEnv, envName: string, file: unknown, path: Path): Picked | undefined {
+    if (cli !== undefined) return { value: cli, fail: (problem) => configError(flag, problem) };
+    const fromEnv = env[envName];
+    if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, fail: (problem) => configError(envName, problem) };
+    const fromFile = this.optString(file, path);
+    return fromFile === undefined ? undefined : { value: fromFile, fail: (problem) => this.fail(path, problem) };
+  }
+}
+
+/** A setting's value and a way to report a problem with it at its source. */
+interface Picked {
+  readonly value: string;
+  fail(problem: string): never;
+}
+
+function configError(key: string, problem: string): never {
+  throw new ConfigError(key, problem);
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -117,6 +141,8 @@ function tenantsOf(c: Checker, raw: unknown): TenantConfig[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) c.fail(["tenants"], "must be a list");
   const seen = new Set<string>();
+  // A token names its tenant (§7.4): one hash under two tenants would make the caller's tenant a guess.
+  const ownerOf = new Map<string, string>();
   return raw.map((t, i) => {
     const path = ["tenants", i];
     const o = c.object(t, path);
@@ -126,6 +152,11 @@ function tenantsOf(c: Checker, raw: unknown): TenantConfig[] {
     seen.add(id);
     const tokens = c.strings(o.tokens, [...path, "tokens"], HASH, HASH_HINT);
     if (tokens.length === 0) c.fail([...path, "tokens"], "must list at least one token hash");
+    tokens.forEach((hash, j) => {
+      const owner = ownerOf.get(hash);
+      if (owner !== undefined && owner !== id) c.fail([...path, "tokens", j], `the same token hash is listed under tenants ${owner} and ${id}; a token must belong to one tenant`);
+      ownerOf.set(hash, id);
+    });
     return { id, tokens };
   });
 }
@@ -156,6 +187,39 @@ export interface ConfigOverrides {
   readonly insecure?: boolean;
   readonly pushAllowPrivate?: boolean;
   readonly pushAllowCidrs?: readonly string[];
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+  readonly trustedProxies?: readonly string[];
+}
+
+/** A comma-separated list variable, or undefined when unset or empty. */
+function envList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const list = (env[name] ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "");
+  return list.length > 0 ? list : undefined;
+}
+
+/** The TLS files: both or neither, each from its own first source. */
+function tlsOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: unknown): HubConfig["tls"] {
+  const file = raw === undefined ? {} : c.object(raw, ["tls"]);
+  c.known(file, ["tls"], ["cert", "key"]);
+  const cert = c.pick("--tls-cert", cli.tlsCert, env, "A2A_HUB_TLS_CERT", file.cert, ["tls", "cert"]);
+  const key = c.pick("--tls-key", cli.tlsKey, env, "A2A_HUB_TLS_KEY", file.key, ["tls", "key"]);
+  if (cert && !key) cert.fail("a certificate needs its private key too (--tls-key, A2A_HUB_TLS_KEY or tls.key)");
+  if (key && !cert) key.fail("a private key needs its certificate too (--tls-cert, A2A_HUB_TLS_CERT or tls.cert)");
+  return cert && key ? { certFile: cert.value, keyFile: key.value } : undefined;
+}
+
+/** Trusted proxies from the first source that lists any (a flag list replaces the file's, it does not add to it). */
+function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: unknown): string[] {
+  const check = (list: readonly string[], key: string): string[] => {
+    for (const p of list) if (!isTrustedProxySpec(p)) configError(key, `${JSON.stringify(p)} ${TRUSTED_PROXY_HINT}`);
+    return [...list];
+  };
+  if (cli.trustedProxies && cli.trustedProxies.length > 0) return check(cli.trustedProxies, "--trusted-proxy");
+  const fromEnv = envList(env, "A2A_HUB_TRUSTED_PROXIES");
+  if (fromEnv) return check(fromEnv, "A2A_HUB_TRUSTED_PROXIES");
+  if (raw === undefined) return [];
+  return c.strings(raw, ["trustedProxies"]).map((p, i) => (isTrustedProxySpec(p) ? p : c.fail(["trustedProxies", i], TRUSTED_PROXY_HINT)));
 }
 
 /**
@@ -165,7 +229,7 @@ export interface ConfigOverrides {
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -189,15 +253,17 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     const v = envInt(env, limitEnvName(key), ...LIMIT_RANGE) ?? (limitsFile[key] === undefined ? undefined : c.int(limitsFile[key], ["limits", key], ...LIMIT_RANGE));
     if (v !== undefined) limits[key] = v;
   }
-  const cidrsEnv = (env.A2A_HUB_PUSH_ALLOW_CIDRS ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "");
+  const cidrsEnv = envList(env, "A2A_HUB_PUSH_ALLOW_CIDRS") ?? [];
 
-  const publicUrl = cli.publicUrl ?? env.A2A_HUB_PUBLIC_URL ?? c.optString(file.publicUrl, ["publicUrl"]);
-  if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl)) throw new ConfigError("publicUrl", `expected an http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  const publicUrl = c.pick("--public-url", cli.publicUrl, env, "A2A_HUB_PUBLIC_URL", file.publicUrl, ["publicUrl"]);
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl.value)) publicUrl.fail(`expected an http(s) URL, got ${JSON.stringify(publicUrl.value)}`);
   return {
     host: cli.host ?? env.A2A_HUB_HOST ?? c.optString(listen.host, ["listen", "host"]) ?? DEFAULT_CONFIG.host,
     port: cli.port ?? envInt(env, "A2A_HUB_PORT", 0, 65535) ?? (listen.port === undefined ? DEFAULT_CONFIG.port : c.int(listen.port, ["listen", "port"], 0, 65535)),
     insecure: cli.insecure ?? envBool(env, "A2A_HUB_INSECURE") ?? (file.insecure === undefined ? false : c.bool(file.insecure, ["insecure"])),
-    publicUrl,
+    publicUrl: publicUrl?.value,
+    tls: tlsOf(c, env, cli, file.tls),
+    trustedProxies: trustedProxiesOf(c, env, cli, file.trustedProxies),
     dataDir: cli.dataDir ?? env.A2A_HUB_DATA ?? c.optString(file.dataDir, ["dataDir"]) ?? DEFAULT_CONFIG.dataDir,
     tenants,
     agents,

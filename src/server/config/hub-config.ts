@@ -42,8 +42,16 @@ export interface HubConfig {
   readonly port: number;
   /** Allow binding a non-loopback address. */
   readonly insecure: boolean;
+  /** The base URL clients reach the hub at; without it cards take URLs from each request's Host. */
   readonly publicUrl?: string;
   readonly dataDir: string;
+  /** Serve TLS (HTTP/2 by ALPN, HTTP/1.1 fallback) with these PEM files: the certificate (chain) and its private key. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /**
+   * Proxies whose X-Forwarded-Proto/Host and Forwarded (RFC 7239) headers are
+   * believed: IP addresses, CIDR ranges, or "loopback". Empty: none.
+   */
+  readonly trustedProxies: readonly string[];
   readonly tenants: readonly TenantConfig[];
   readonly agents: readonly AgentConfig[];
   readonly push: {
@@ -65,6 +73,7 @@ export const DEFAULT_CONFIG: HubConfig = {
   port: 41241,
   insecure: false,
   dataDir: "data",
+  trustedProxies: [],
   tenants: [],
   agents: [{ id: "echo", kind: "echo" }],
   push: { allowPrivateNetworks: false, allowCidrs: [] },
