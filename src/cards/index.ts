@@ -1,3 +1,12 @@
 /** Agent cards: what each hosted agent publishes about itself (§8). */
 export { publicCard, type CardOptions, type ServedInterface } from "./agent-card.js";
 export { cardDocument, type CardDocument } from "./card-document.js";
+export {
+  createCardSigner,
+  loadSigningKey,
+  SIGNING_ALGORITHMS,
+  type CardSigner,
+  type SigningAlgorithm,
+  type SigningKey,
+  type SigningKeyConfig,
+} from "./card-signer.js";

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { fromJson, toJson, toJsonString, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
@@ -11,7 +12,7 @@ import {
   type Part,
   type StreamResponse,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, clientFailureOf, isBindingName, type ClientOptions } from "../client/index.js";
+import { A2AClient, CardSignatureError, clientFailureOf, isBindingName, type CardTrust, type ClientOptions } from "../client/index.js";
 import { isA2AError } from "../core/index.js";
 import { readAll, UsageError, type CliIo } from "./cli-io.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
@@ -26,6 +27,8 @@ const COMMON: Options = {
   json: { type: "boolean" },
   timeout: { type: "string" },
   tenant: { type: "string" },
+  verify: { type: "boolean" },
+  jwks: { type: "string" },
 };
 
 /** One client command: its flags, its usage line, and what it does. */
@@ -55,6 +58,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
     async run(r) {
       const client = await r.client();
       write(r.io.stdout, r.json ? json(AgentCardSchema, client.card) : cardText(client.card));
+      if (!r.json && client.cardSignature) write(r.io.stderr, `signature verified: kid ${client.cardSignature.kid}, ${client.cardSignature.alg}\n`);
       if (!r.json) write(r.io.stderr, `using ${client.chosen.binding} ${client.chosen.version} at ${client.chosen.url}\n`);
       return EXIT.ok;
     },
@@ -160,6 +164,7 @@ export async function runClientCommand(name: string, argv: readonly string[], io
     bindings: binding ? [binding] : undefined,
     timeoutMs: timeout,
     tenant: values.tenant as string | undefined,
+    verifyCard: cardTrustOf(values.verify === true, values.jwks as string | undefined),
   };
   let client: A2AClient | undefined;
   const run: CommandRun = { url, args, flags: values as CommandRun["flags"], json, io, client: async () => (client ??= await A2AClient.connect(url, options)) };
@@ -236,7 +241,7 @@ async function messageOf(r: CommandRun): Promise<{ taskId: string; contextId: st
 }
 
 function reportFailure(e: unknown, json: boolean, io: CliIo): void {
-  const name = isA2AError(e) ? e.a2a : "Error";
+  const name = isA2AError(e) ? e.a2a : e instanceof CardSignatureError ? e.name : "Error";
   const message = e instanceof Error ? e.message : String(e);
   const failure = clientFailureOf(e);
   if (json) {
@@ -285,4 +290,19 @@ function withNewline(text: string): string {
 
 function write(stream: NodeJS.WritableStream, text: string): void {
   if (text !== "") stream.write(text);
+}
+
+/** `--verify --jwks URL|FILE`: the trusted keys of §8.4.3, from a JWKS URL or a JWKS file. */
+function cardTrustOf(verify: boolean, jwks: string | undefined): CardTrust | undefined {
+  if (!verify && jwks === undefined) return undefined;
+  if (!verify || jwks === undefined) throw new UsageError("--verify and --jwks go together: --verify --jwks <JWKS URL or file>");
+  if (/^https?:\/\//.test(jwks)) return { jwksUrl: jwks };
+  let keys: unknown;
+  try {
+    keys = JSON.parse(readFileSync(jwks, "utf8"));
+  } catch (e) {
+    throw new UsageError(`--jwks: cannot read a JWKS from ${jwks}: ${(e as Error).message}`);
+  }
+  if (!Array.isArray((keys as { keys?: unknown }).keys)) throw new UsageError(`--jwks: ${jwks} is not a JWKS document ({"keys": [...]})`);
+  return { keys: keys as CardTrust["keys"] & object };
 }

@@ -5,7 +5,7 @@ import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/i
 import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
-import { requestBaseUrl, sendCard, WELL_KNOWN_CARD_PATH } from "./http-routes.js";
+import { requestBaseUrl, sendCard, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 
 /** Where each agent's own endpoints live (as arbiter serves them). */
 export const AGENT_BASE = "/v1/a2a/agents/";
@@ -42,6 +42,8 @@ export interface HttpRouterOptions {
   readonly maxBodyBytes?: number;
   /** Deepest nesting of arrays and objects in a JSON-RPC or REST request body; default 64. */
   readonly maxJsonDepth?: number;
+  /** §8.4: sign every served card and serve the keys' JWKS. */
+  readonly cardSigning?: CardSigning;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -125,9 +127,12 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
 
+    if (options.cardSigning && path === options.cardSigning.jwksPath && req.method === "GET") {
+      return sendJson(res, 200, options.cardSigning.signer.jwks, { "cache-control": "public, max-age=300" });
+    }
     if (path === WELL_KNOWN_CARD_PATH && req.method === "GET") {
       // §8.2; with several agents, arbiter's minimal stub: it names no agent.
-      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req));
+      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), options.cardSigning, options.publicBaseUrl);
       return sendJson(res, 200, discoveryStub(req, options.publicBaseUrl, bearerAuth), { "cache-control": "public, max-age=300" });
     }
 
@@ -147,7 +152,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (refuseHttp(res, a.decision)) return;
       if (rest_ === "/agent-card.json" && req.method === "GET") {
         const card = a.decision.ok ? agentCard(req, agentId) : undefined;
-        return card ? sendCard(req, res, card) : notFound(req, res);
+        return card ? sendCard(req, res, card, options.cardSigning, options.publicBaseUrl) : notFound(req, res);
       }
       // The REST routes of §11.3 under the agent's base path.
       (req as { url: string }).url = (rest_ || "/") + (q < 0 ? "" : url.slice(q));

@@ -1,5 +1,5 @@
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
-import { cardDocument } from "../cards/index.js";
+import { cardDocument, type CardSigner } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 
 export type { HttpRequest, HttpResponse };
@@ -18,8 +18,22 @@ export function requestBaseUrl(req: HttpRequest, configured: string | undefined)
   return `http://${host}/`;
 }
 
-/** §8.6: serves a card with Cache-Control and an ETag, answering 304 to a matching If-None-Match. */
-export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard): void {
+/** Where the JWKS of the card signing keys is served unless configured. */
+export const DEFAULT_JWKS_PATH = "/.well-known/jwks.json";
+
+/** §8.4: card signing as the router uses it: the signer and the JWKS path its `jku` names. */
+export interface CardSigning {
+  readonly signer: CardSigner;
+  readonly jwksPath: string;
+}
+
+/**
+ * §8.6: serves a card with Cache-Control and an ETag, answering 304 to a
+ * matching If-None-Match. With signing, the finished card is signed first
+ * (§8.4), so the ETag covers the signatures too.
+ */
+export async function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, signing?: CardSigning, publicBaseUrl?: string): Promise<void> {
+  if (signing) card = await signing.signer.sign(card, new URL(signing.jwksPath, requestBaseUrl(req, publicBaseUrl)).toString());
   const doc = cardDocument(card);
   const headers = { etag: doc.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_S}` };
   const match = req.headers["if-none-match"];
