@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { clone, create } from "@bufbuild/protobuf";
 import { FlattenedSign, type JWK } from "jose";
 import { AgentCardSchema, AgentCardSignatureSchema, type AgentCard, type AgentCardSignature } from "../../gen/a2a/v1/a2a_pb.js";
-import { cardSigningPayload } from "../card-signature/index.js";
+import { cardVerificationPayloads } from "../card-signature/index.js";
 
 /** JWS algorithms a signing key may use, by the key type each needs. */
 export const SIGNING_ALGORITHMS = ["ES256", "ES384", "EdDSA", "RS256", "PS256"] as const;
@@ -62,7 +62,8 @@ export function loadSigningKey(config: SigningKeyConfig): SigningKey {
 const CACHE_LIMIT = 256;
 
 /**
- * A signer over the keys in order. Every key signs, so during a rotation a
+ * A signer over the keys in order. Every key signs (once per payload form,
+ * see `sign`), so during a rotation a
  * card verifies with the old key and the new one (§8.4.3: several
  * signatures may be present); drop the old key when clients have the new JWKS.
  */
@@ -74,24 +75,24 @@ export function createCardSigner(keys: readonly SigningKey[]): CardSigner {
     kids.add(k.kid);
   }
   const cache = new Map<string, Promise<AgentCardSignature[]>>();
-  const signaturesOf = (payload: string, jku: string | undefined): Promise<AgentCardSignature[]> => {
-    const bytes = new TextEncoder().encode(payload);
-    return Promise.all(
-      keys.map(async (k) => {
-        // §8.4.2: alg, typ "JOSE" and kid in the protected header; jku when known.
-        const jws = await new FlattenedSign(bytes).setProtectedHeader({ alg: k.alg, typ: "JOSE", kid: k.kid, ...(jku ? { jku } : {}) }).sign(k.privateKey);
-        return create(AgentCardSignatureSchema, { protected: jws.protected, signature: jws.signature });
-      }),
-    );
+  const signWith = async (k: SigningKey, payload: string, jku: string | undefined): Promise<AgentCardSignature> => {
+    // §8.4.2: alg, typ "JOSE" and kid in the protected header; jku when known.
+    const header = { alg: k.alg, typ: "JOSE", kid: k.kid, ...(jku ? { jku } : {}) };
+    const jws = await new FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader(header).sign(k.privateKey);
+    return create(AgentCardSignatureSchema, { protected: jws.protected, signature: jws.signature });
   };
+  const signaturesOf = (payloads: readonly string[], jku: string | undefined): Promise<AgentCardSignature[]> =>
+    Promise.all(payloads.flatMap((payload) => keys.map((k) => signWith(k, payload, jku))));
   return {
     jwks: { keys: keys.map((k) => k.publicJwk) },
     async sign(card, jku) {
-      const payload = cardSigningPayload(card);
-      const key = `${jku ?? ""}\n${payload}`;
+      // §8.4.1's payload; when a REQUIRED field is empty, also the one
+      // @a2a-js/sdk computes (it drops empty values), so either verifier finds its match.
+      const payloads = cardVerificationPayloads(card);
+      const key = `${jku ?? ""}\n${payloads[0]}`;
       let signatures = cache.get(key);
       if (!signatures) {
-        signatures = signaturesOf(payload, jku);
+        signatures = signaturesOf(payloads, jku);
         if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
         cache.set(key, signatures);
         signatures.catch(() => cache.delete(key));
