@@ -87,6 +87,14 @@ describe("cards.signing: the hub signs every card it serves (§8.4)", () => {
     for (const k of jwks.keys) expect((await cardVerifier({ keys: { keys: [k] } })(card)).kid).toBe(k.kid);
   });
 
+  it("a signed card keeps one ETag across requests, so If-None-Match still answers 304 (§8.6.1)", async () => {
+    const first = await fetch(new URL("/.well-known/agent-card.json", base));
+    const etag = first.headers.get("etag")!;
+    const again = await fetch(new URL("/.well-known/agent-card.json", base));
+    expect(again.headers.get("etag")).toBe(etag);
+    expect((await fetch(new URL("/.well-known/agent-card.json", base), { headers: { "if-none-match": etag } })).status).toBe(304);
+  });
+
   it("a card signed by the hub verifies with @a2a-js/sdk's verifyAgentCardSignature: well-known, per-agent and extended", async () => {
     for (const path of ["/.well-known/agent-card.json", "/v1/a2a/agents/echo/agent-card.json"]) {
       const { json } = await served(path);
