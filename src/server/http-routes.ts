@@ -11,13 +11,6 @@ export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
 /** §8.6.1: how long clients may cache a card before revalidating it (seconds). */
 const CARD_MAX_AGE_S = 300;
 
-/** The base URL clients reached us at: the configured one, else the request's Host (issue: card URLs). */
-export function requestBaseUrl(req: HttpRequest, configured: string | undefined): string {
-  if (configured) return configured;
-  const host = (req.headers[":authority"] as string | undefined) ?? req.headers.host ?? "127.0.0.1";
-  return `http://${host}/`;
-}
-
 /** Where the JWKS of the card signing keys is served unless configured. */
 export const DEFAULT_JWKS_PATH = "/.well-known/jwks.json";
 
@@ -29,13 +22,20 @@ export interface CardSigning {
 
 /**
  * §8.6: serves a card with Cache-Control and an ETag, answering 304 to a
- * matching If-None-Match. With signing, the finished card is signed first
- * (§8.4), so the ETag covers the signatures too.
+ * matching If-None-Match. `vary` names the request headers its URLs were
+ * built from: such a card is the answer for that request only, so it is
+ * never offered to shared caches (a forged Host must not reach another
+ * client through a proxy's cache). With signing, the finished card is signed
+ * first (§8.4), its `jku` under `baseUrl`, so the ETag covers the signatures.
  */
-export async function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, signing?: CardSigning, publicBaseUrl?: string): Promise<void> {
-  if (signing) card = await signing.signer.sign(card, new URL(signing.jwksPath, requestBaseUrl(req, publicBaseUrl)).toString());
+export async function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, vary: readonly string[] = [], signing?: CardSigning, baseUrl?: string): Promise<void> {
+  if (signing) card = await signing.signer.sign(card, baseUrl ? new URL(signing.jwksPath, baseUrl).toString() : undefined);
   const doc = cardDocument(card);
-  const headers = { etag: doc.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_S}` };
+  const headers: Record<string, string> = {
+    etag: doc.etag,
+    "cache-control": `${vary.length > 0 ? "private" : "public"}, max-age=${CARD_MAX_AGE_S}`,
+    ...(vary.length > 0 ? { vary: vary.join(", ") } : {}),
+  };
   const match = req.headers["if-none-match"];
   const tags = (Array.isArray(match) ? match.join(",") : match ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
   if (tags.includes(doc.etag) || tags.includes("*")) {
@@ -44,6 +44,11 @@ export async function sendCard(req: HttpRequest, res: HttpResponse, card: AgentC
     return;
   }
   sendJson(res, 200, JSON.parse(doc.body), headers);
+}
+
+/** RFC 9112 §3.2: a request whose Host (or forwarded host) cannot be a URL's authority is refused. */
+export function sendBadHost(res: HttpResponse, message: string): void {
+  sendJson(res, 400, { error: { code: 400, status: "INVALID_ARGUMENT", message } });
 }
 
 /** The answer for paths nothing serves. */
