@@ -8,7 +8,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { createA2ACore, DEFAULT_LIMITS, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
+import { createA2ACore, DEFAULT_LIMITS, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -36,6 +36,7 @@ export interface HubOptions {
   readonly trustedProxies?: readonly string[];
   /** Serve TLS on the port (HTTP/2 by ALPN, HTTP/1.1 fallback), with this PEM certificate chain and key. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Where the hub reports problems; default: nowhere (the CLI passes one that writes to stderr). */
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
@@ -103,7 +104,8 @@ export function defaultAgents(): HostedAgent[] {
  * and the HTTP facades, on 127.0.0.1 unless told otherwise.
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
-  const logger = options.logger ?? stderrLogger;
+  // A library prints nothing of its own accord: the CLI passes a logger that writes to stderr.
+  const logger = options.logger ?? silentLogger;
   const store = new SqliteTaskStore({
     filename: join(options.dataDir ?? "data", "a2a-hub.db"),
     maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,

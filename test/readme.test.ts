@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "./helpers/server-process.js";
+
+/**
+ * Issue 14: every command in the README works verbatim, in order. Each
+ * ```sh block runs as written in one bash session (cwd: the repository);
+ * each ```ts block runs with tsx at its place in the order, and a
+ * ```ts serves block is started and left serving once it prints its URL.
+ * `npm` is wrapped only where the test is already what the command does:
+ * `npm ci` (installed), `npm test` (running), and `npm start` runs in the
+ * background until it says it is listening.
+ */
+
+interface Block {
+  readonly lang: string;
+  readonly attrs: string;
+  readonly body: string;
+}
+
+function readmeBlocks(): Block[] {
+  const text = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  return [...text.matchAll(/^```(\S*)([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, attrs: m[2]!.trim(), body: m[3]! }));
+}
+
+/** The ports the README's examples serve on. */
+const PORTS = [41241, 41242, 41243, 41244];
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+}
+
+/** The shell functions the blocks run with (npm wrapped, servers in the background). */
+const PRELUDE = readFileSync(join(REPO_ROOT, "test/helpers/readme-runner.sh"), "utf8");
+
+describe("the README", () => {
+  it("every ```sh and ```ts block runs verbatim, in order, against the servers it starts", { timeout: 300_000 }, async () => {
+    const busy = [];
+    for (const p of PORTS) if (!(await portFree(p))) busy.push(p);
+    expect(busy, `the README's examples serve on ports ${PORTS.join(", ")}; free ${busy.join(", ")} to run this test`).toEqual([]);
+
+    const work = mkdtempSync(join(tmpdir(), "a2a-hub-readme-"));
+    // tsx resolves "a2a-hub" and "@a2a-js/sdk" from inside the repository, as a user's code in a clone would.
+    const tsDir = join(REPO_ROOT, ".tmp", `readme-${process.pid}`);
+    mkdirSync(tsDir, { recursive: true });
+    rmSync(join("/tmp", "a2a-hub-demo"), { recursive: true, force: true });
+    try {
+      let script = PRELUDE;
+      const blocks = readmeBlocks();
+      const run = blocks.filter((b) => b.lang === "sh" || b.lang === "ts");
+      expect(run.length).toBeGreaterThanOrEqual(8);
+      run.forEach((b, i) => {
+        script += `\necho "README RUNNER: block ${i + 1} (${b.lang}${b.attrs ? ` ${b.attrs}` : ""})"\n`;
+        if (b.lang === "sh") {
+          script += b.body;
+        } else {
+          const file = join(tsDir, `block-${i + 1}.mts`);
+          writeFileSync(file, b.body);
+          script += b.attrs === "serves" ? `serve_until 'https?://' npx tsx ${JSON.stringify(file)}\n` : `npx tsx ${JSON.stringify(file)}\n`;
+        }
+      });
+      const r = spawnSync("bash", ["-c", script], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+        timeout: 280_000,
+        // The quick start's default ./data goes to a temporary directory instead (a flag would win over it).
+        env: { ...process.env, A2A_HUB_DATA: join(work, "data"), NO_COLOR: "1" },
+      });
+      const out = `${r.stdout}\n${r.stderr}`;
+      expect(r.status, out).toBe(0);
+      // Each example's answer, not just its exit code.
+      expect(out).toContain("TASK_STATE_COMPLETED"); // curl SendMessage
+      expect(out).toContain("hello from the CLI"); // a2a-hub send over gRPC
+      for (const binding of ["JSONRPC", "HTTP+JSON", "GRPC"]) {
+        expect(out, binding).toContain(`${binding} sent: 3`); // SDK sendMessage: COMPLETED
+        expect(out, binding).toContain(`${binding} streamed: statusUpdate`);
+        expect(out, `${binding} with a token`).toMatch(new RegExp(`^${binding.replace("+", "\\+")} 3$`, "m"));
+      }
+      expect(out).toContain('"tenant":"helper"'); // the tenant card
+      expect(out).toContain("MAKE IT LOUD"); // your own agent
+      expect(out).toMatch(/"protocolBinding":"GRPC"[^}]*"url":"localhost:41244"|"url":"localhost:41244"[^}]*"protocolBinding":"GRPC"/); // TLS card
+      expect(out).not.toMatch(/"error"\s*:/);
+      expect(out).not.toMatch(/"code"\s*:\s*"[a-z_]+"/); // a Connect or buf curl error
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+      rmSync(tsDir, { recursive: true, force: true });
+    }
+  });
+});
