@@ -2,3 +2,12 @@
 export { publicCard, type CardOptions, type ServedInterface } from "./agent-card.js";
 export { cardDocument, type CardDocument } from "./card-document.js";
 export { agentCard, type CardFacts, type SkillFacts } from "./define-card.js";
+export {
+  createCardSigner,
+  loadSigningKey,
+  SIGNING_ALGORITHMS,
+  type CardSigner,
+  type SigningAlgorithm,
+  type SigningKey,
+  type SigningKeyConfig,
+} from "./card-signer.js";

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { fromJson, toJson, toJsonString, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import {
@@ -10,7 +11,7 @@ import {
   type Part,
   type StreamResponse,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, clientFailureOf, isBindingName, type ClientOptions } from "../client/index.js";
+import { A2AClient, CardSignatureError, clientFailureOf, isBindingName, type CardTrust, type ClientOptions } from "../client/index.js";
 import { isA2AError } from "../core/index.js";
 import { parseArguments, type OptionDoc } from "../server/index.js";
 import { readAll, UsageError, type CliIo } from "./cli-io.js";
@@ -26,6 +27,8 @@ const COMMON: readonly OptionDoc[] = [
   { name: "tenant", value: "T", help: "tenant to address when the card names none" },
   { name: "timeout", value: "MS", help: "deadline of each call; for a stream, of its first event (60000)" },
   { name: "json", help: "machine-readable output (NDJSON for streams; errors as JSON on stderr)" },
+  { name: "verify", help: "refuse the agent's card unless a trusted key signed it (§8.4); needs --jwks" },
+  { name: "jwks", value: "URL|FILE", help: "the trusted keys for --verify: a JWKS URL or file" },
 ];
 
 /** One client command: its flags, its usage line, and what it does. */
@@ -66,6 +69,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
     async run(r) {
       const client = await r.client();
       write(r.io.stdout, r.json ? json(AgentCardSchema, client.card) : cardText(client.card));
+      if (!r.json && client.cardSignature) write(r.io.stderr, `signature verified: kid ${client.cardSignature.kid}, ${client.cardSignature.alg}\n`);
       if (!r.json) write(r.io.stderr, `using ${client.chosen.binding} ${client.chosen.version} at ${client.chosen.url}\n`);
       return EXIT.ok;
     },
@@ -192,6 +196,7 @@ export async function runClientCommand(name: string, argv: readonly string[], io
     bindings: binding ? [binding] : undefined,
     timeoutMs: timeout,
     tenant: values.tenant as string | undefined,
+    verifyCard: cardTrustOf(values.verify === true, values.jwks as string | undefined),
   };
   let client: A2AClient | undefined;
   const run: CommandRun = { url, args, flags: values as CommandRun["flags"], json, io, client: async () => (client ??= await A2AClient.connect(url, options)) };
@@ -268,7 +273,7 @@ async function messageOf(r: CommandRun): Promise<{ taskId: string; contextId: st
 }
 
 function reportFailure(e: unknown, json: boolean, io: CliIo): void {
-  const name = isA2AError(e) ? e.a2a : "Error";
+  const name = isA2AError(e) ? e.a2a : e instanceof CardSignatureError ? e.name : "Error";
   const message = e instanceof Error ? e.message : String(e);
   const failure = clientFailureOf(e);
   if (json) {
@@ -340,4 +345,19 @@ function writeOk(stream: NodeJS.WritableStream, text: string): number {
 
 function write(stream: NodeJS.WritableStream, text: string): void {
   if (text !== "") stream.write(text);
+}
+
+/** `--verify --jwks URL|FILE`: the trusted keys of §8.4.3, from a JWKS URL or a JWKS file. */
+function cardTrustOf(verify: boolean, jwks: string | undefined): CardTrust | undefined {
+  if (!verify && jwks === undefined) return undefined;
+  if (!verify || jwks === undefined) throw new UsageError("--verify and --jwks go together: --verify --jwks <JWKS URL or file>");
+  if (/^https?:\/\//.test(jwks)) return { jwksUrl: jwks };
+  let keys: unknown;
+  try {
+    keys = JSON.parse(readFileSync(jwks, "utf8"));
+  } catch (e) {
+    throw new UsageError(`--jwks: cannot read a JWKS from ${jwks}: ${(e as Error).message}`);
+  }
+  if (!Array.isArray((keys as { keys?: unknown }).keys)) throw new UsageError(`--jwks: ${jwks} is not a JWKS document ({"keys": [...]})`);
+  return { keys: keys as CardTrust["keys"] & object };
 }

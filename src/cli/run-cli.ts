@@ -28,6 +28,8 @@ export const USAGE = `usage: a2a-hub <command> [options]      a2a-hub <command> 
     --tenant T          tenant to address when the card names none
     --timeout MS        deadline of each call; a stream's first event (60000)
     --json              machine-readable output (NDJSON for streams)
+    --verify --jwks J   refuse the card unless a signature verifies (§8.4)
+                        with a key of the JWKS at URL or file J
   send/stream: --task ID --context ID --data JSON; send: --no-wait
   get: --history N; list: --context ID --status STATE --page-size N
        --page-token T --artifacts

@@ -20,6 +20,7 @@ import {
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { EXTENSIONS_HEADER, VERSION_HEADER } from "../bindings/http/index.js";
 import { isA2AError } from "../core/index.js";
+import { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 import { fetchAgentCard } from "./agent-card-fetch.js";
 import { BINDING_NAMES, type BindingName } from "./binding.js";
 import { clientFailure } from "./client-failure.js";
@@ -50,6 +51,12 @@ export interface ClientOptions {
   readonly tenant?: string;
   /** Extension URIs to activate with A2A-Extensions (§3.2.6). */
   readonly extensions?: readonly string[];
+  /**
+   * §8.4.3: verify the fetched card's signature with these trusted keys or
+   * JWKS URL; `connect` then refuses an unsigned or tampered card with a
+   * CardSignatureError.
+   */
+  readonly verifyCard?: CardTrust;
 }
 
 /** Per-call options. */
@@ -74,6 +81,8 @@ export class A2AClient {
   private readonly transport: ClientTransport;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly timeoutMs: number;
+  /** §8.4.3: the card signature that verified, when `connect` was given `verifyCard`. */
+  cardSignature?: VerifiedSignature;
 
   private constructor(
     /** The agent's card as resolved. */
@@ -105,7 +114,10 @@ export class A2AClient {
     const deadline = new Deadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
       const card = await fetchAgentCard(url, { token: options.token, signal: deadline.signal });
-      return A2AClient.fromCard(card, options);
+      const verified = options.verifyCard ? await cardVerifier(options.verifyCard)(card) : undefined;
+      const client = A2AClient.fromCard(card, options);
+      client.cardSignature = verified;
+      return client;
     } catch (e) {
       throw failure(e, deadline, undefined, `fetching the agent card of ${url}`);
     } finally {
@@ -209,6 +221,6 @@ export class A2AClient {
 function failure(e: unknown, deadline: Deadline, callerSignal: AbortSignal | undefined, operation: string): unknown {
   if (deadline.timedOut) return clientFailure("DEADLINE_EXCEEDED", `${operation} did not answer within ${deadline.ms} ms`, e);
   if (callerSignal?.aborted) return clientFailure("CANCELED", `${operation} was aborted`, e);
-  if (isA2AError(e)) return e;
+  if (isA2AError(e) || e instanceof CardSignatureError) return e;
   return clientFailure("UNAVAILABLE", `${operation} failed: ${e instanceof Error ? e.message : String(e)}`, e);
 }

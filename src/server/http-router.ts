@@ -5,7 +5,7 @@ import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/i
 import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
-import { sendBadHost, sendCard, WELL_KNOWN_CARD_PATH } from "./http-routes.js";
+import { sendBadHost, sendCard, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
 
 /** Where each agent's own endpoints live (as arbiter serves them). */
@@ -45,6 +45,8 @@ export interface HttpRouterOptions {
   readonly maxBodyBytes?: number;
   /** Deepest nesting of arrays and objects in a JSON-RPC or REST request body; default 64. */
   readonly maxJsonDepth?: number;
+  /** §8.4: sign every served card and serve the keys' JWKS. */
+  readonly cardSigning?: CardSigning;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -137,9 +139,12 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     if (!origin.ok) return sendBadHost(res, origin.message);
     const vary = origin.vary;
 
+    if (options.cardSigning && path === options.cardSigning.jwksPath && req.method === "GET") {
+      return sendJson(res, 200, options.cardSigning.signer.jwks, { "cache-control": "public, max-age=300" });
+    }
     if (path === WELL_KNOWN_CARD_PATH && req.method === "GET") {
       // §8.2; with several agents, arbiter's minimal stub: it names no agent.
-      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), vary);
+      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), vary, options.cardSigning, origin.baseUrl);
       const caching: Record<string, string> =
         vary.length > 0 ? { "cache-control": "private, max-age=300", vary: vary.join(", ") } : { "cache-control": "public, max-age=300" };
       return sendJson(res, 200, discoveryStub(origin.baseUrl, bearerAuth), caching);
@@ -161,7 +166,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (refuseHttp(res, a.decision)) return;
       if (rest_ === "/agent-card.json" && req.method === "GET") {
         const card = a.decision.ok ? agentCard(req, agentId) : undefined;
-        return card ? sendCard(req, res, card, vary) : notFound(req, res);
+        return card ? sendCard(req, res, card, vary, options.cardSigning, origin.baseUrl) : notFound(req, res);
       }
       // The REST routes of §11.3 under the agent's base path.
       (req as { url: string }).url = (rest_ || "/") + (q < 0 ? "" : url.slice(q));

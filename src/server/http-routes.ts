@@ -1,5 +1,5 @@
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
-import { cardDocument } from "../cards/index.js";
+import { cardDocument, type CardSigner } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 
 export type { HttpRequest, HttpResponse };
@@ -11,14 +11,25 @@ export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
 /** §8.6.1: how long clients may cache a card before revalidating it (seconds). */
 const CARD_MAX_AGE_S = 300;
 
+/** Where the JWKS of the card signing keys is served unless configured. */
+export const DEFAULT_JWKS_PATH = "/.well-known/jwks.json";
+
+/** §8.4: card signing as the router uses it: the signer and the JWKS path its `jku` names. */
+export interface CardSigning {
+  readonly signer: CardSigner;
+  readonly jwksPath: string;
+}
+
 /**
  * §8.6: serves a card with Cache-Control and an ETag, answering 304 to a
  * matching If-None-Match. `vary` names the request headers its URLs were
  * built from: such a card is the answer for that request only, so it is
  * never offered to shared caches (a forged Host must not reach another
- * client through a proxy's cache).
+ * client through a proxy's cache). With signing, the finished card is signed
+ * first (§8.4), its `jku` under `baseUrl`, so the ETag covers the signatures.
  */
-export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, vary: readonly string[] = []): void {
+export async function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, vary: readonly string[] = [], signing?: CardSigning, baseUrl?: string): Promise<void> {
+  if (signing) card = await signing.signer.sign(card, baseUrl ? new URL(signing.jwksPath, baseUrl).toString() : undefined);
   const doc = cardDocument(card);
   const headers: Record<string, string> = {
     etag: doc.etag,

@@ -13,6 +13,7 @@ import {
   remoteCard,
 } from "../agents/index.js";
 import type { AccessPolicy } from "../auth/index.js";
+import { createCardSigner, loadSigningKey, type SigningAlgorithm } from "../cards/index.js";
 import type { HostedAgent } from "../core/index.js";
 import { ConfigError, programProblem, readTlsFiles, type AgentConfig, type ConfigSource, type HubConfig } from "./config/index.js";
 import type { HubOptions } from "./hub.js";
@@ -104,5 +105,20 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
       retry: config.push.retry,
       timeoutMs: config.push.timeoutMs,
     },
+    cardSigning: cardSigningOf(config, where),
   };
+}
+
+/** Loads the configured signing keys; a bad key file is a ConfigError naming its key. */
+function cardSigningOf(config: HubConfig, where: (key: string) => { file: string; line?: number } | undefined): HubOptions["cardSigning"] {
+  if (!config.cards) return undefined;
+  const keys = config.cards.signing.map((k, i) => {
+    try {
+      return loadSigningKey({ key: k.key, kid: k.kid, alg: k.alg as SigningAlgorithm });
+    } catch (e) {
+      const key = config.cards!.signing.length > 1 ? `cards.signing[${i}].key` : "cards.signing.key";
+      throw new ConfigError(key, (e as Error).message, where(key));
+    }
+  });
+  return { signer: createCardSigner(keys), jwksPath: config.cards.jwksPath };
 }

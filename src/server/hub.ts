@@ -12,7 +12,7 @@ import { createA2ACore, DEFAULT_LIMITS, silentLogger, type A2ACore, type CoreLim
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
-import type { HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
+import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
 
@@ -58,6 +58,8 @@ export interface HubOptions {
    * here); a route returns false when the request is not its own.
    */
   readonly routes?: ReadonlyArray<(req: HttpRequest, res: HttpResponse, hub: HubContext) => boolean | Promise<boolean>>;
+  /** §8.4: sign every served card (public, per-agent, extended) and serve the JWKS at its path. */
+  readonly cardSigning?: CardSigning;
 }
 
 /** What HTTP routes of the hub can reach. */
@@ -111,7 +113,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const policy = new AddressPolicy(options.push);
   const core = createA2ACore({
     store,
-    agents: options.agents ?? defaultAgents(),
+    agents: await signedExtendedCards(options.agents ?? defaultAgents(), options.cardSigning, options.publicBaseUrl),
     logger,
     limits: options.limits,
     pushUrlRefusal: (url) => pushUrlRefusal(url, policy),
@@ -126,7 +128,16 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   push.start();
   const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
   const trustedProxies = new TrustedProxies(options.trustedProxies);
-  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, trustedProxies, maxBodyBytes: options.maxBodyBytes, maxJsonDepth: options.maxJsonDepth });
+  const router = createHttpRouter({
+    core,
+    guard,
+    logger,
+    publicBaseUrl: options.publicBaseUrl,
+    trustedProxies,
+    maxBodyBytes: options.maxBodyBytes,
+    maxJsonDepth: options.maxJsonDepth,
+    cardSigning: options.cardSigning,
+  });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
   const routes = options.routes ?? [];
@@ -189,4 +200,15 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         store.close();
       })()),
   };
+}
+
+/**
+ * §8.4: extended cards are fixed at start, so they are signed once here and
+ * every binding's GetExtendedAgentCard returns the signed card. `jku` is
+ * named only with a configured public URL (no request to take a host from).
+ */
+async function signedExtendedCards(agents: readonly HostedAgent[], signing: CardSigning | undefined, publicBaseUrl: string | undefined): Promise<HostedAgent[]> {
+  if (!signing) return [...agents];
+  const jku = publicBaseUrl ? new URL(signing.jwksPath, publicBaseUrl).toString() : undefined;
+  return Promise.all(agents.map(async (a) => (a.extendedCard ? { ...a, extendedCard: await signing.signer.sign(a.extendedCard, jku) } : a)));
 }

@@ -229,7 +229,7 @@ function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrid
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -277,5 +277,32 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     rateLimit: burst !== undefined && perSecond !== undefined ? { burst, perSecond } : undefined,
     limits,
     remoteRegistry: env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]),
+    cards: cardsOf(c, file.cards),
   };
+}
+
+const SIGNING_ALGS = ["ES256", "ES384", "EdDSA", "RS256", "PS256"];
+const JWKS_PATH = /^\/[A-Za-z0-9._~\/-]*$/;
+
+/** `cards: { signing: {key, kid, alg} | [ ... ], jwksPath }`: a list of keys is a rotation, every key signs. */
+function cardsOf(c: Checker, raw: unknown): HubConfig["cards"] {
+  if (raw === undefined) return undefined;
+  const cards = c.object(raw, ["cards"]);
+  c.known(cards, ["cards"], ["signing", "jwksPath"]);
+  if (cards.signing === undefined) c.fail(["cards", "signing"], "is required: a key {key, kid, alg} or a list of them");
+  const list = Array.isArray(cards.signing) ? cards.signing : [cards.signing];
+  if (list.length === 0) c.fail(["cards", "signing"], "must list at least one key");
+  const signing = list.map((k, i) => {
+    const path = Array.isArray(cards.signing) ? ["cards", "signing", i] : ["cards", "signing"];
+    const o = c.object(k, path);
+    c.known(o, path, ["key", "kid", "alg"]);
+    const alg = c.string(o.alg, [...path, "alg"]);
+    if (!SIGNING_ALGS.includes(alg)) c.fail([...path, "alg"], `must be one of ${SIGNING_ALGS.join(", ")}`);
+    return { key: c.string(o.key, [...path, "key"]), kid: c.string(o.kid, [...path, "kid"]), alg };
+  });
+  const kids = signing.map((k) => k.kid);
+  const twice = kids.find((k, i) => kids.indexOf(k) !== i);
+  if (twice !== undefined) c.fail(["cards", "signing"], `key id ${twice} is listed twice`);
+  const jwksPath = c.optString(cards.jwksPath, ["cards", "jwksPath"], JWKS_PATH, "must be a URL path starting with /") ?? "/.well-known/jwks.json";
+  return { signing, jwksPath };
 }

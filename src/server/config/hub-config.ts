@@ -65,6 +65,11 @@ export interface HubConfig {
   readonly limits: LimitsConfig;
   /** A registry file of remote agents (arbiter's a2a_agents.json shape), each hosted as a `remote` agent. */
   readonly remoteRegistry?: string;
+  /** §8.4: card signing keys (each signs every served card) and where their JWKS is served. */
+  readonly cards?: {
+    readonly signing: ReadonlyArray<{ readonly key: string; readonly kid: string; readonly alg: string }>;
+    readonly jwksPath: string;
+  };
 }
 
 /** The hub with no config: one echo agent, one open tenant, loopback only. */

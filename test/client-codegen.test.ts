@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFile, execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { REPO_ROOT } from "./helpers/server-process.js";
+
+const run = promisify(execFile);
+const GOCODE = "/usr/share/gocode";
+
+/** The first python3 that has Debian's python3-grpcio and python3-protobuf (pyenv shims may not). */
+function pythonWithGrpc(): string | undefined {
+  for (const python of ["/usr/bin/python3", "python3"]) {
+    try {
+      execFileSync(python, ["-c", "import grpc, google.protobuf"], { stdio: "ignore" });
+      return python;
+    } catch {
+      // next candidate
+    }
+  }
+  return undefined;
+}
+
+function has(command: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const python = pythonWithGrpc();
+const pythonMissing = !python
+  ? "python3-grpcio/python3-protobuf"
+  : !has("protoc")
+    ? "protoc (protobuf-compiler)"
+    : !has("grpc_python_plugin")
+      ? "grpc_python_plugin (protobuf-compiler-grpc)"
+      : undefined;
+const goMissing = !has("go")
+  ? "go (golang-go)"
+  : !existsSync(join(GOCODE, "src/google.golang.org/grpc"))
+    ? "golang-google-grpc-dev"
+    : !has("protoc-gen-go-grpc")
+      ? "protoc-gen-go-grpc"
+      : undefined;
+
+/** What each generated client prints: the four calls the issue names. */
+interface ClientReport {
+  send: { task?: { id?: string; status?: { state?: string }; artifacts?: { parts?: { text?: string }[] }[] } };
+  stream: string[];
+  get: { id?: string; status?: { state?: string }; artifacts?: { parts?: { text?: string }[] }[] };
+  error: { code: string; details: string; errorInfo: { reason: string; domain: string }[] | null } | null;
+}
+
+let t: TestHub;
+let out: string;
+beforeAll(async () => {
+  t = await startTestHub();
+  out = mkdtempSync(join(tmpdir(), "a2a-hub-codegen-"));
+});
+afterAll(async () => {
+  await t?.stop();
+  if (out) rmSync(out, { recursive: true, force: true });
+});
+
+/** Runs scripts/generate-client.sh, the script behind npm run generate:<lang>. */
+async function generate(lang: "python" | "go"): Promise<string> {
+  await run("bash", [join(REPO_ROOT, "scripts/generate-client.sh"), lang, out], { cwd: REPO_ROOT, timeout: 120_000 });
+  return join(out, lang);
+}
+
+function hostPort(): string {
+  return new URL(t.url).host;
+}
+
+function expectReport(report: ClientReport, sentText: string, streamedText: string): void {
+  expect(report.send.task?.status?.state).toBe("TASK_STATE_COMPLETED");
+  expect(report.send.task?.artifacts?.[0]?.parts?.[0]?.text).toBe(sentText);
+  // §3.1.2: the stream opens with the Task and ends on a terminal status.
+  expect(report.stream[0]).toBe("task");
+  expect(report.stream.length).toBeGreaterThan(1);
+  expect(report.get.status?.state).toBe("TASK_STATE_COMPLETED");
+  expect(report.get.artifacts?.[0]?.parts?.[0]?.text).toBe(streamedText);
+  // §3.3.4 / §10: the gRPC status carries google.rpc.ErrorInfo with the A2A reason.
+  expect(report.error?.code).toMatch(/^NOT_?FOUND$/i);
+  expect(report.error?.errorInfo).toEqual([{ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }]);
+}
+
+describe("clients in other languages, generated from proto/ with buf", () => {
+  it.skipIf(pythonMissing)(
+    `the Python client (protoc python + grpc_python_plugin) sends, streams, gets a task and reads an ErrorInfo reason over gRPC${pythonMissing ? ` — skipped: ${pythonMissing} not installed (.ci/run installs it)` : ""}`,
+    async () => {
+      const dir = await generate("python");
+      expect(existsSync(join(dir, "a2a/v1/a2a_pb2_grpc.py"))).toBe(true);
+      const { stdout } = await run(python!, [join(REPO_ROOT, "test/fixtures/python-client.py"), dir, hostPort()], { timeout: 60_000 });
+      const report = JSON.parse(stdout) as ClientReport;
+      expectReport(report, "hello from python", "streamed from python");
+      // The task the streamed send created is the one the hub stores.
+      const stored = await t.client("grpc").getTask({ id: report.get.id! });
+      expect(stored.history[0]?.messageId).toBe("py-2");
+    },
+    180_000,
+  );
+
+  it.skipIf(goMissing)(
+    `the Go client (protoc-gen-go + protoc-gen-go-grpc) sends, streams, gets a task and reads an ErrorInfo reason over gRPC${goMissing ? ` — skipped: ${goMissing} not installed (.ci/run installs it)` : ""}`,
+    async () => {
+      const dir = await generate("go");
+      // GOPATH mode with Debian's Go sources: the module proxy is unreachable here.
+      const gopath = join(out, "gopath");
+      mkdirSync(join(gopath, "src/a2acheck"), { recursive: true });
+      cpSync(dir, join(gopath, "src/a2aclient"), { recursive: true });
+      cpSync(join(REPO_ROOT, "test/fixtures/go-client/main.go"), join(gopath, "src/a2acheck/main.go"));
+      const env = {
+        ...process.env,
+        GOPATH: `${gopath}:${GOCODE}`,
+        GO111MODULE: "off",
+        GOFLAGS: "",
+        GOCACHE: process.env.GOCACHE ?? join(REPO_ROOT, "node_modules/.cache/a2a-hub/go-build"),
+      };
+      const binary = join(gopath, "a2acheck");
+      await run("go", ["build", "-o", binary, "."], { cwd: join(gopath, "src/a2acheck"), env, timeout: 170_000 });
+      const { stdout } = await run(binary, [hostPort()], { timeout: 60_000 });
+      const report = JSON.parse(stdout) as ClientReport;
+      expectReport(report, "hello from go", "streamed from go");
+      const stored = await t.client("grpc").getTask({ id: report.get.id! });
+      expect(stored.history[0]?.messageId).toBe("go-2");
+    },
+    300_000,
+  );
+});
+
+describe("buf breaking guards the committed contract", () => {
+  it("proto/ has no wire or JSON break against contract/a2a-v1.binpb", async () => {
+    const r = await run(join(REPO_ROOT, "node_modules/.bin/buf"), ["breaking", "proto", "--against", "contract/a2a-v1.binpb"], { cwd: REPO_ROOT, timeout: 60_000 }).catch(
+      (e: { code?: number; stdout?: string; stderr?: string }) => e,
+    );
+    expect(r, `buf breaking failed:\n${r.stdout ?? ""}${r.stderr ?? ""}`).not.toHaveProperty("code");
+  });
+
+  it("a renumbered field fails buf breaking (WIRE_JSON)", async () => {
+    const copy = join(out, "broken");
+    cpSync(join(REPO_ROOT, "proto"), join(copy, "proto"), { recursive: true });
+    cpSync(join(REPO_ROOT, "buf.yaml"), join(copy, "buf.yaml"));
+    const file = join(copy, "proto/a2a/v1/a2a.proto");
+    const text = readFileSync(file, "utf8");
+    const broken = text.replace("string message_id = 1 [(google.api.field_behavior) = REQUIRED];", "string message_id = 9 [(google.api.field_behavior) = REQUIRED];");
+    expect(broken).not.toBe(text);
+    writeFileSync(file, broken);
+    const r = await run(join(REPO_ROOT, "node_modules/.bin/buf"), ["breaking", "proto", "--against", join(REPO_ROOT, "contract/a2a-v1.binpb")], { cwd: copy, timeout: 60_000 }).catch(
+      (e: { code?: number; stdout?: string; stderr?: string }) => e,
+    );
+    expect(r).toHaveProperty("code");
+    expect(`${r.stdout ?? ""}`).toMatch(/Message\.message_id|message_id/);
+  });
+});
