@@ -4,6 +4,7 @@ import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
 import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
+import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { requestBaseUrl, sendCard, WELL_KNOWN_CARD_PATH } from "./http-routes.js";
 
@@ -119,6 +120,13 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const notFound = (req: HttpRequest, res: HttpResponse): void =>
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
 
+  const consoleRoute = createConsoleRoute({
+    guard,
+    agentIds: () => core.agents.all().map((a) => a.id),
+    cardUrl: (req, id) => `${requestBaseUrl(req, options.publicBaseUrl).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`,
+    refuse: refuseHttp,
+  });
+
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
   const handle = async (req: HttpRequest, res: HttpResponse): Promise<void> => {
     const url = req.url ?? "/";
@@ -130,6 +138,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req));
       return sendJson(res, 200, discoveryStub(req, options.publicBaseUrl, bearerAuth), { "cache-control": "public, max-age=300" });
     }
+
+    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
 
     const m = AGENT_PATH.exec(path);
     if (m) {
