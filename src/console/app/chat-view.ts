@@ -1,6 +1,5 @@
 import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { ConnectError } from "@connectrpc/connect";
 import {
   MessageSchema,
   PartSchema,
@@ -14,7 +13,7 @@ import {
   type TaskStatus,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { field, fill, h } from "./dom.js";
-import { hub, type FetchedCard } from "./hub-client.js";
+import { errorText, hub, type FetchedCard } from "./hub-client.js";
 import { isTerminal, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
 import { onWireFrame, type WireFrame } from "./wire-log.js";
 
@@ -66,7 +65,7 @@ function randomId(): string {
 export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agentId?: string): void {
   const usable = cards.filter((c) => c.card);
   const chosen = agentId && usable.some((c) => c.entry.id === agentId) ? agentId : state.agentId || usable[0]?.entry.id || "";
-  if (chosen !== state.agentId) Object.assign(state, fresh(chosen));
+  if (chosen !== state.agentId && !state.busy) Object.assign(state, fresh(chosen));
 
   const agentSelect = h("select", { name: "agent" }, usable.map((c) => h("option", { value: c.entry.id, selected: c.entry.id === chosen }, `${c.card!.name} (${c.entry.id})`)));
   agentSelect.addEventListener("change", () => (location.hash = `#/chat/${encodeURIComponent(agentSelect.value)}`));
@@ -98,6 +97,8 @@ export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agent
   cancel.addEventListener("click", () => void cancelTask());
   reset.addEventListener("click", () => {
     Object.assign(state, fresh(state.agentId));
+    form.reset();
+    if (view) fill(view.frames);
     redraw();
   });
 
@@ -162,10 +163,6 @@ async function buildParts(text: HTMLTextAreaElement, file: HTMLInputElement, dat
   return parts;
 }
 
-function errorText(e: unknown): string {
-  if (e instanceof ConnectError) return `${e.code ? `[${e.code}] ` : ""}${e.rawMessage}`;
-  return e instanceof Error ? e.message : String(e);
-}
 
 async function submit(agent: FetchedCard | undefined, text: HTMLTextAreaElement, file: HTMLInputElement, data: HTMLTextAreaElement): Promise<void> {
   if (!agent || state.busy) return;

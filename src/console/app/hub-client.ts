@@ -1,5 +1,5 @@
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { A2AService, AgentCardSchema, type AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
 import { recordingFetch } from "./wire-log.js";
@@ -95,4 +95,10 @@ export function allCards(): Promise<{ catalog: Catalog; cards: FetchedCard[] }> 
 /** Drops the cached catalog and cards, e.g. when the token changes. */
 export function forgetCards(): void {
   loaded = undefined;
+}
+
+/** An error as the console shows it: a Connect error by its code's name (NotFound, Unauthenticated, …) and message. */
+export function errorText(e: unknown): string {
+  if (e instanceof ConnectError) return `${Code[e.code] ?? e.code}: ${e.rawMessage}`;
+  return e instanceof Error ? e.message : String(e);
 }

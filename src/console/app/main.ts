@@ -30,7 +30,7 @@ const nav = h(
 const tokenInput = h("input", { id: "token", type: "password", name: "token", autocomplete: "off", value: token.get() });
 const tokenForm = h(
   "form",
-  { class: "token", "aria-label": "Bearer token", hidden: true },
+  { class: "token", hidden: true },
   h("label", { for: "token" }, "Bearer token"),
   tokenInput,
   h("button", { type: "submit" }, "Use token"),

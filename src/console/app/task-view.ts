@@ -1,8 +1,7 @@
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
-import { ConnectError } from "@connectrpc/connect";
-import { StreamResponseSchema, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskSchema, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { fill, h, json } from "./dom.js";
-import { authHeaders, hub, type FetchedCard } from "./hub-client.js";
+import { authHeaders, errorText, hub, type FetchedCard } from "./hub-client.js";
 import { isTerminal, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
 
 /** The timeline's reader of the page shown now; leaving the page stops it. */
@@ -14,9 +13,6 @@ export function leaveTaskView(): void {
   reading = undefined;
 }
 
-function errorText(e: unknown): string {
-  return e instanceof ConnectError ? `[${e.code}] ${e.rawMessage}` : e instanceof Error ? e.message : String(e);
-}
 
 /** A task's page: status, history, artifacts, its event timeline and its push configs. */
 export async function taskView(root: HTMLElement, agent: FetchedCard | undefined, taskId: string): Promise<void> {
@@ -67,7 +63,7 @@ export async function taskView(root: HTMLElement, agent: FetchedCard | undefined
     timeline,
     h("h2", {}, "Push notification configs"),
     pushes,
-    h("details", {}, h("summary", {}, "Raw task JSON"), h("pre", { class: "raw" }, json(task))),
+    h("details", {}, h("summary", {}, "Raw task JSON"), h("pre", { class: "raw" }, json(toJson(TaskSchema, task)))),
   );
   void loadPushConfigs(pushes, agentId, taskId);
   void loadTimeline(timeline, timelineNote, agent, taskId);

@@ -1,8 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { ConnectError } from "@connectrpc/connect";
 import { TaskState, type ListTasksResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import { field, fill, h } from "./dom.js";
-import { hub, type FetchedCard } from "./hub-client.js";
+import { errorText, hub, type FetchedCard } from "./hub-client.js";
 import { stateBadge, stateName, when } from "./parts.js";
 
 /** The filters and the keyset position, kept while the page lives. */
@@ -69,7 +68,7 @@ async function load(results: HTMLElement): Promise<void> {
     });
   } catch (e) {
     results.removeAttribute("aria-busy");
-    return fill(results, h("p", { class: "error", role: "alert" }, e instanceof ConnectError ? `[${e.code}] ${e.rawMessage}` : String(e)));
+    return fill(results, h("p", { class: "error", role: "alert" }, errorText(e)));
   }
   results.removeAttribute("aria-busy");
   const n = state.tokens.length;
