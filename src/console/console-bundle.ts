@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
 /** The browser app's entry, beside this file (app/main.ts). */
@@ -8,6 +9,8 @@ const ENTRY = fileURLToPath(new URL("./app/main.ts", import.meta.url));
 /** The console's script, bundled and minified, with a validator for caches. */
 export interface ConsoleBundle {
   readonly js: string;
+  /** The same script gzip-compressed, for browsers that accept it (all do). */
+  readonly gzip: Buffer;
   readonly etag: string;
 }
 
@@ -41,5 +44,5 @@ async function bundle(): Promise<ConsoleBundle> {
     logLevel: "silent",
   });
   const js = out.outputFiles[0]!.text;
-  return { js, etag: `"${createHash("sha256").update(js).digest("base64url").slice(0, 27)}"` };
+  return { js, gzip: gzipSync(js, { level: 9 }), etag: `"${createHash("sha256").update(js).digest("base64url").slice(0, 27)}"` };
 }

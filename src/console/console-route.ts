@@ -67,9 +67,13 @@ export function createConsoleRoute(options: ConsoleRouteOptions): ConsoleRoute {
       return send(req, res, 200, "text/html; charset=utf-8", PAGE, { ...PAGE_HEADERS, "cache-control": "no-cache" });
     }
     if (sub === "/app.js") {
-      const { js, etag } = await consoleBundle();
-      if (req.headers["if-none-match"] === etag) return send(req, res, 304, undefined, "", { etag });
-      return send(req, res, 200, "text/javascript; charset=utf-8", js, { etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" });
+      const { js, gzip, etag } = await consoleBundle();
+      const headers = { etag, "cache-control": "no-cache", "x-content-type-options": "nosniff", vary: "accept-encoding" };
+      if (req.headers["if-none-match"] === etag) return send(req, res, 304, undefined, "", headers);
+      if (/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) {
+        return send(req, res, 200, "text/javascript; charset=utf-8", gzip, { ...headers, "content-encoding": "gzip" });
+      }
+      return send(req, res, 200, "text/javascript; charset=utf-8", js, headers);
     }
     if (sub === "/console.css") {
       style ??= readFile(STYLE_FILE, "utf8");
@@ -89,7 +93,7 @@ export function createConsoleRoute(options: ConsoleRouteOptions): ConsoleRoute {
   };
 }
 
-function send(req: HttpRequest, res: HttpResponse, status: number, type: string | undefined, body: string, headers: Record<string, string>): void {
+function send(req: HttpRequest, res: HttpResponse, status: number, type: string | undefined, body: string | Buffer, headers: Record<string, string>): void {
   const h: Record<string, string> = { ...headers };
   if (type) {
     h["content-type"] = type;
