@@ -55,7 +55,7 @@ interface Admission {
 const WWW_AUTHENTICATE = { "www-authenticate": 'Bearer realm="a2a-hub"' };
 
 /**
- * Routes the HTTP requests that are not Connect RPCs: the well-known card,
+ * Routes the HTTP requests that are not Connect RPCs: the console, the well-known card,
  * each agent's card, JSON-RPC and REST at the root and under each agent's
  * base path. The one AccessGuard decides every request before a facade
  * sees it (§7.4, §13.1).
