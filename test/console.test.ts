@@ -178,6 +178,9 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     await cancel.click();
     await waitForTaskState(page, "CANCELED");
     expect(await cancel.isDisabled()).toBe(true);
+    // The change is listed once, though both the stream and the cancel's answer reported it.
+    expect(await page.locator('.task-panel .statuses .badge[data-state="CANCELED"]').count()).toBe(1);
+    expect(await page.getByRole("status").first().textContent()).toContain("CANCELED");
     const task = await th.client("connect-h1").getTask({ id: await chatTaskId(page) });
     expect(task.status?.state).toBe(TaskState.CANCELED);
   });
@@ -228,6 +231,11 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     await page.getByRole("button", { name: "Previous page" }).click();
     await page.locator('.summary[data-page="2"]').waitFor();
     expect(await page.locator("table.tasks tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.taskId!))).toEqual(seen[1]);
+    // The updated-after filter: nothing was updated after 2099.
+    await page.getByLabel("Updated after").fill("2099-01-01T00:00:00");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect.poll(() => page.locator(".summary").getAttribute("data-total")).toBe("0");
+    await page.getByLabel("Updated after").fill("");
     // The state filter narrows the total.
     await page.getByLabel("State").selectOption({ label: "CANCELED" });
     await page.getByRole("button", { name: "Apply" }).click();

@@ -14,7 +14,7 @@ import {
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { field, fill, h } from "./dom.js";
 import { errorText, hub, type FetchedCard } from "./hub-client.js";
-import { isTerminal, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
+import { isTerminal, renderArtifact, renderMessage, stateBadge, stateName, when } from "./parts.js";
 import { onWireFrame, type WireFrame } from "./wire-log.js";
 
 /** The conversation, kept while the page lives so switching views loses nothing. */
@@ -33,7 +33,9 @@ interface ChatState {
 
 const state: ChatState = fresh("");
 /** The mounted view's regions, redrawn from state. */
-let view: { transcript: HTMLElement; task: HTMLElement; frames: HTMLElement; send: HTMLButtonElement; cancel: HTMLButtonElement; error: HTMLElement; hint: HTMLElement } | undefined;
+let view:
+  | { transcript: HTMLElement; task: HTMLElement; frames: HTMLElement; send: HTMLButtonElement; cancel: HTMLButtonElement; error: HTMLElement; hint: HTMLElement; announce: HTMLElement }
+  | undefined;
 
 function fresh(agentId: string): ChatState {
   return { agentId, contextId: "", statuses: [], updates: new Map(), transcript: [], frames: [], calls: 0, busy: false, error: "" };
@@ -110,10 +112,13 @@ export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agent
     cancel,
     error,
     hint,
+    // The task panel is redrawn per event; screen readers hear only each new state, once.
+    announce: h("p", { class: "visually-hidden", role: "status" }),
   };
   fill(
     root,
     h("h1", { tabindex: -1 }, "Chat"),
+    view.announce,
     usable.length === 0 ? h("p", {}, "No agent with a readable card is available.") : null,
     h("div", { class: "chat" }, h("div", { class: "chat-main" }, form, view.transcript, view.task), h("details", { class: "raw-pane", open: true }, h("summary", {}, "Raw frames"), view.frames)),
   );
@@ -123,7 +128,10 @@ export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agent
 
 function redraw(): void {
   if (!view || !view.transcript.isConnected) return;
-  fill(view.transcript, state.transcript.map(renderMessage));
+  // Messages are appended, not redrawn, so the live region announces each new one only.
+  const shown = view.transcript.children.length;
+  if (shown > state.transcript.length) fill(view.transcript);
+  view.transcript.append(...state.transcript.slice(view.transcript.children.length).map(renderMessage));
   const t = state.task;
   view.send.disabled = state.busy;
   view.cancel.disabled = !t || isTerminal(t.status?.state);
@@ -131,6 +139,8 @@ function redraw(): void {
   const interrupted = t && (t.status?.state === TaskState.INPUT_REQUIRED || t.status?.state === TaskState.AUTH_REQUIRED);
   view.hint.textContent = interrupted ? `The agent needs input: your next message continues task ${t.id}.` : state.contextId ? `Messages continue context ${state.contextId}.` : "";
   if (!t) return fill(view.task);
+  const said = `Task ${t.id} is ${stateName(t.status?.state)}.`;
+  if (view.announce.textContent !== said) view.announce.textContent = said;
   fill(
     view.task,
     h("h2", {}, "Task ", h("a", { href: `#/task/${encodeURIComponent(state.agentId)}/${encodeURIComponent(t.id)}` }, h("code", {}, t.id)), " ", stateBadge(t.status?.state)),
@@ -230,7 +240,7 @@ function apply(ev: StreamResponse): void {
       const s = p.value.status;
       if (!s || !state.task) return;
       state.task.status = s;
-      state.statuses.push(s);
+      pushStatus(s);
       if (s.message) state.transcript.push(s.message);
       return;
     }
@@ -242,6 +252,13 @@ function apply(ev: StreamResponse): void {
       return;
     }
   }
+}
+
+/** Records a status change; the same change seen twice (the stream and a cancel's answer) once. */
+function pushStatus(s: TaskStatus): void {
+  const last = state.statuses[state.statuses.length - 1];
+  const same = last && last.state === s.state && last.timestamp?.seconds === s.timestamp?.seconds && last.timestamp?.nanos === s.timestamp?.nanos;
+  if (!same) state.statuses.push(s);
 }
 
 /** §3.2.4: append adds the parts to the artifact with that id; otherwise the artifact is replaced. */
@@ -268,9 +285,9 @@ async function cancelTask(): Promise<void> {
   try {
     const task = await hub.cancelTask({ tenant: state.agentId, id: t.id });
     // The stream, if open, also reports the change; a unary chat learns it here.
-    if (state.task && task.status && state.task.status?.state !== task.status.state) {
+    if (state.task && task.status) {
       state.task.status = task.status;
-      state.statuses.push(task.status);
+      pushStatus(task.status);
     }
   } catch (e) {
     state.error = `Cancel failed: ${errorText(e)}`;
