@@ -22,7 +22,8 @@ describe("GET /.well-known/agent-card.json (§8.2)", () => {
     const card = await res.json();
     const pairs = card.supportedInterfaces.map((i: any) => `${i.protocolBinding} ${i.protocolVersion}`);
     expect(pairs).toEqual(expect.arrayContaining(["JSONRPC 1.0", "JSONRPC 0.3", "GRPC 1.0"]));
-    for (const i of card.supportedInterfaces) expect(i.url).toBe(t.url);
+    // The GRPC interface is the hostname:port gRPC clients dial; the HTTP ones are URLs.
+    for (const i of card.supportedInterfaces) expect(i.url).toBe(i.protocolBinding === "GRPC" ? new URL(t.url).host : t.url);
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
     expect(card.skills[0].id).toBe("echo");
     expect(card.defaultInputModes).toContain("text/plain");
@@ -34,12 +35,12 @@ describe("GET /.well-known/agent-card.json (§8.2)", () => {
     expect(card.url).toBe(t.url);
     expect(card.preferredTransport).toBe("JSONRPC");
     expect(card.protocolVersion).toBe("0.3.0");
-    expect(card.additionalInterfaces).toEqual(expect.arrayContaining([{ url: t.url, transport: "JSONRPC" }, { url: t.url, transport: "GRPC" }]));
+    expect(card.additionalInterfaces).toEqual(expect.arrayContaining([{ url: t.url, transport: "JSONRPC" }, { url: new URL(t.url).host, transport: "GRPC" }]));
   });
 
   it("uses the configured public base URL when there is one", async () => {
     const card = await (await fetch(cardUrl(pinned))).json();
-    for (const i of card.supportedInterfaces) expect(i.url).toBe("https://agents.example.org/hub/");
+    for (const i of card.supportedInterfaces) expect(i.url).toBe(i.protocolBinding === "GRPC" ? "agents.example.org:443" : "https://agents.example.org/hub/");
   });
 
   it("has Cache-Control and an ETag, and answers 304 to If-None-Match (§8.6.1)", async () => {

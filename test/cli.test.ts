@@ -103,7 +103,7 @@ describe("a2a-hub client commands", { timeout: 60_000 }, () => {
     const run = await cli(["card", url]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("a2a-hub echo");
-    expect(run.stdout).toMatch(/GRPC 1\.0 {2}http:\/\/127\.0\.0\.1:\d+\//);
+    expect(run.stdout).toMatch(/GRPC 1\.0 {2}127\.0\.0\.1:\d+\n/);
     expect(run.stderr).toContain("using jsonrpc 1.0");
     const json = JSON.parse((await cli(["card", "--json", `${url}.well-known/agent-card.json`])).stdout);
     expect(json.name).toBe("a2a-hub echo");

@@ -11,9 +11,8 @@ import { REPO_ROOT } from "./helpers/server-process.js";
 const run = promisify(execFile);
 const BIN = join(REPO_ROOT, "node_modules/.bin");
 const BUF = join(BIN, "buf");
-/** The facts file the proto must reproduce. */
-// shared/ sits beside the clone, on developer machines and in CI alike.
-const CONTRACT = join(REPO_ROOT, "../shared/spec/a2a-v1.0.1-wire-contract.md");
+/** The facts the proto must reproduce: the A2A v1.0.1 wire contract, kept in the repository as data. */
+const CONTRACT = join(REPO_ROOT, "test/fixtures/a2a-v1.0.1-wire-contract.json");
 const PACKAGE = "lf.a2a.v1";
 
 /** buf with the local protoc-gen-es on PATH, run from the repository root. */
@@ -34,42 +33,28 @@ function filesUnder(dir: string): string[] {
 }
 
 // ---------------------------------------------------------------------------
-// The wire contract markdown, parsed.
+// The wire contract fixture.
 
-interface Table {
-  readonly kind: "service" | "enum" | "message";
+interface ContractField {
+  readonly number: number;
   readonly name: string;
-  readonly rows: string[][];
+  readonly type: string;
+  readonly label?: string;
+  readonly oneof?: string;
+  readonly required?: boolean;
+  readonly deprecated?: boolean;
 }
 
-/** The `## service|enum|message X` sections and the rows of their tables (header and rule skipped). */
-function parseContract(markdown: string): { pkg: string | undefined; tables: Table[] } {
-  const pkg = /^Package: `([^`]+)`/m.exec(markdown)?.[1];
-  const tables: Table[] = [];
-  let current: { kind: Table["kind"]; name: string; lines: string[] } | undefined;
-  const flush = () => {
-    if (!current) return;
-    const rows = current.lines.slice(2).map((l) => l.replace(/^\||\|$/g, "").split("|").map((c) => c.trim()));
-    tables.push({ kind: current.kind, name: current.name, rows });
-  };
-  for (const line of markdown.split("\n")) {
-    const heading = /^## (service|enum|message) (\S+)\s*$/.exec(line);
-    if (heading) {
-      flush();
-      current = { kind: heading[1] as Table["kind"], name: heading[2]!, lines: [] };
-    } else if (/^## /.test(line)) {
-      flush();
-      current = undefined;
-    } else if (current && line.startsWith("|")) {
-      current.lines.push(line.trim());
-    }
-  }
-  flush();
-  return { pkg, tables };
+interface Contract {
+  readonly package: string;
+  readonly service: { readonly name: string; readonly rpcs: { rpc: string; request: string; response: string; streaming: boolean }[] };
+  readonly enums: Record<string, { value: string; number: number }[]>;
+  readonly messages: Record<string, ContractField[]>;
 }
 
-const contract = parseContract(readFileSync(CONTRACT, "utf8"));
-const tablesOf = (kind: Table["kind"]) => contract.tables.filter((t) => t.kind === kind);
+const contract = JSON.parse(readFileSync(CONTRACT, "utf8")) as Contract;
+const enumNames = Object.keys(contract.enums);
+const messageNames = Object.keys(contract.messages);
 
 /** A type name as the contract writes it: short within the package, qualified outside it. */
 function contractName(typeName: string): string {
@@ -119,16 +104,9 @@ function describedFields(m: DescMessage): FieldRow[] {
     .sort((a, b) => a.number - b.number);
 }
 
-function contractFields(t: Table): FieldRow[] {
-  return t.rows
-    .map(([number, name, type, label, oneof, notes]) => ({
-      number: Number(number),
-      name: name!,
-      type: type!,
-      label: label ?? "",
-      oneof: oneof ?? "",
-      deprecated: /\bdeprecated\b/.test(notes ?? ""),
-    }))
+function contractFields(name: string): FieldRow[] {
+  return contract.messages[name]!
+    .map((f) => ({ number: f.number, name: f.name, type: f.type, label: f.label ?? "", oneof: f.oneof ?? "", deprecated: f.deprecated === true }))
     .sort((a, b) => a.number - b.number);
 }
 
@@ -162,12 +140,12 @@ describe("the generated code matches proto/", () => {
 });
 
 describe("proto/ reproduces the A2A v1.0.1 wire contract", () => {
-  it("the contract file parses into the service, enum and message tables", () => {
-    expect(contract.pkg).toBe(PACKAGE);
-    expect(tablesOf("service").map((t) => t.name)).toEqual(["A2AService"]);
-    expect(tablesOf("enum").length).toBeGreaterThanOrEqual(2);
-    expect(tablesOf("message").length).toBeGreaterThanOrEqual(40);
-    for (const t of contract.tables) expect(t.rows.length, `${t.kind} ${t.name} has rows`).toBeGreaterThan(0);
+  it("the contract fixture holds the service, enum and message tables", () => {
+    expect(contract.package).toBe(PACKAGE);
+    expect(contract.service.name).toBe("A2AService");
+    expect(enumNames.length).toBeGreaterThanOrEqual(2);
+    expect(messageNames.length).toBeGreaterThanOrEqual(40);
+    for (const [name, fields] of Object.entries(contract.messages)) expect(fields.length, `message ${name} has fields`).toBeGreaterThan(0);
   });
 
   it(`the file declares package ${PACKAGE}`, () => {
@@ -176,11 +154,12 @@ describe("proto/ reproduces the A2A v1.0.1 wire contract", () => {
   });
 
   it("A2AService has exactly the RPCs of the contract, with their request, response and streaming kind", () => {
-    const [service] = tablesOf("service");
-    const expected = service!.rows.map(([rpc, request, response]) => {
-      const streaming = /^stream\s+/.test(response!);
-      return { rpc: rpc!, request: request!, response: response!.replace(/^stream\s+/, ""), kind: streaming ? "server_streaming" : "unary" };
-    });
+    const expected = contract.service.rpcs.map(({ rpc, request, response, streaming }) => ({
+      rpc,
+      request,
+      response,
+      kind: streaming ? "server_streaming" : "unary",
+    }));
     expect(expected).toHaveLength(11);
     const actual = A2AService.methods.map((m) => ({
       rpc: m.name,
@@ -192,32 +171,32 @@ describe("proto/ reproduces the A2A v1.0.1 wire contract", () => {
   });
 
   it("every enum of the contract has exactly its values and numbers", () => {
-    for (const t of tablesOf("enum")) {
-      const e = file_a2a_v1_a2a.enums.find((x) => x.name === t.name);
-      expect(e, `enum ${t.name} is generated`).toBeDefined();
-      const expected = t.rows.map(([name, number]) => ({ name: name!, number: Number(number) }));
-      expect(e!.values.map((v) => ({ name: v.name, number: v.number })), `enum ${t.name}`).toEqual(expected);
+    for (const [name, values] of Object.entries(contract.enums)) {
+      const e = file_a2a_v1_a2a.enums.find((x) => x.name === name);
+      expect(e, `enum ${name} is generated`).toBeDefined();
+      const expected = values.map(({ value, number }) => ({ name: value, number }));
+      expect(e!.values.map((v) => ({ name: v.name, number: v.number })), `enum ${name}`).toEqual(expected);
     }
-    expect(file_a2a_v1_a2a.enums.map((e) => e.name).sort()).toEqual(tablesOf("enum").map((t) => t.name).sort());
+    expect(file_a2a_v1_a2a.enums.map((e) => e.name).sort()).toEqual([...enumNames].sort());
   });
 
   it("every message of the contract matches field for field: number, name, type, label, oneof", () => {
-    for (const t of tablesOf("message")) {
-      const m = file_a2a_v1_a2a.messages.find((x) => x.name === t.name);
-      expect(m, `message ${t.name} is generated`).toBeDefined();
-      expect(describedFields(m!), `message ${t.name}`).toEqual(contractFields(t));
+    for (const name of messageNames) {
+      const m = file_a2a_v1_a2a.messages.find((x) => x.name === name);
+      expect(m, `message ${name} is generated`).toBeDefined();
+      expect(describedFields(m!), `message ${name}`).toEqual(contractFields(name));
     }
   });
 
   it("the proto declares no message the contract does not list", () => {
-    expect(file_a2a_v1_a2a.messages.map((m) => m.name).sort()).toEqual(tablesOf("message").map((t) => t.name).sort());
+    expect(file_a2a_v1_a2a.messages.map((m) => m.name).sort()).toEqual([...messageNames].sort());
   });
 
   it("oneofs are real oneofs and proto3 optionals are not", () => {
-    for (const t of tablesOf("message")) {
-      const m = file_a2a_v1_a2a.messages.find((x) => x.name === t.name)!;
-      const expected = [...new Set(contractFields(t).map((f) => f.oneof).filter(Boolean))].sort();
-      expect(m.oneofs.map((o) => o.name).sort(), `oneofs of ${t.name}`).toEqual(expected);
+    for (const name of messageNames) {
+      const m = file_a2a_v1_a2a.messages.find((x) => x.name === name)!;
+      const expected = [...new Set(contractFields(name).map((f) => f.oneof).filter(Boolean))].sort();
+      expect(m.oneofs.map((o) => o.name).sort(), `oneofs of ${name}`).toEqual(expected);
     }
   });
 });

@@ -36,11 +36,23 @@ export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: read
     ...security,
     supportedInterfaces: interfaces.map((i) =>
       create(AgentInterfaceSchema, {
-        url: new URL(i.path.replace(/^\//, ""), base).toString(),
+        url: interfaceUrl(i, base),
         protocolBinding: i.protocolBinding,
         protocolVersion: i.protocolVersion,
         tenant: i.tenant ?? "",
       }),
     ),
   });
+}
+
+/**
+ * An interface's absolute URL. The GRPC interface is the `hostname:port`
+ * that gRPC clients dial (AgentInterface.url in a2a.proto after v1.0.1):
+ * grpc-js and the official SDK read a scheme as part of a DNS name.
+ */
+function interfaceUrl(i: ServedInterface, base: string): string {
+  const url = new URL(i.path.replace(/^\//, ""), base);
+  // The port is always written: a gRPC client's default port is 443, even for a plaintext base URL.
+  if (i.protocolBinding === "GRPC") return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
+  return url.toString();
 }

@@ -90,7 +90,8 @@ export class A2AClient {
     this.headers = headers;
     this.transport =
       chosen.binding === "grpc"
-        ? new GrpcTransport(chosen.url)
+        ? // A `hostname:port` gRPC interface names no scheme: TLS when the card's HTTP interfaces use https.
+          new GrpcTransport(chosen.url, card.supportedInterfaces.some((i) => /^https:/i.test(i.url)))
         : chosen.binding === "rest"
           ? new RestTransport(chosen.url)
           : new JsonRpcTransport(chosen.url, chosen.version === "0.3" ? JSONRPC_V03 : JSONRPC_V1);

@@ -15,8 +15,9 @@ export class GrpcTransport implements ClientTransport {
   private readonly client: Client<typeof A2AService>;
   private readonly session: Http2SessionManager;
 
-  constructor(url: string) {
-    const baseUrl = grpcBaseUrl(url);
+  /** `secure`: dial TLS when the URL names no scheme (a `hostname:port` interface). */
+  constructor(url: string, secure = false) {
+    const baseUrl = grpcBaseUrl(url, secure);
     // Our own session manager, so that close() can end the HTTP/2 connection.
     this.session = new Http2SessionManager(baseUrl, { idleConnectionTimeoutMs: 30_000 });
     this.client = createClient(A2AService, createGrpcTransport({ baseUrl, sessionManager: this.session }));
@@ -35,13 +36,14 @@ export class GrpcTransport implements ClientTransport {
 }
 
 /**
- * gRPC interface URLs are sometimes written without a scheme ("host:50051")
- * or as grpc(s)://; connect-node wants http(s).
+ * gRPC interface URLs are written without a scheme ("host:50051", as
+ * a2a.proto's AgentInterface.url asks) or as grpc(s)://; connect-node
+ * wants http(s). A schemeless one is TLS when `secure`.
  */
-export function grpcBaseUrl(url: string): string {
+export function grpcBaseUrl(url: string, secure = false): string {
   if (/^grpcs:\/\//i.test(url)) return url.replace(/^grpcs:/i, "https:");
   if (/^grpc:\/\//i.test(url)) return url.replace(/^grpc:/i, "http:");
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return `http://${url}`;
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return `${secure ? "https" : "http"}://${url}`;
   return url;
 }
 

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 
 /*
  * The JSON shapes of the A2A v0.3 dialect, as the v0.3.0 JSON schema
- * (shared/spec/a2a-v0.3.0-legacy-schema.json) defines them: objects tagged
+ * (specification/json/a2a.json of the A2A repository at v0.3.0) defines them: objects tagged
  * with `kind`, lowercase kebab-case states and roles. Only what the hub
  * writes is typed; what it reads stays `unknown` until translated.
  */
