@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { hasChromium, launchChromium, screenshot, CHROMIUM } from "./helpers/console-browser.js";
@@ -12,6 +12,9 @@ import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EchoAgent, echoCard } from "../src/index.js";
+
+// A browser start and the first bundle take seconds on a busy 2-core machine.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 if (!hasChromium) console.warn(`console.test.ts skipped: no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
 
