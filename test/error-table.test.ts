@@ -152,28 +152,28 @@ const PROVOCATIONS: Provocation[] = [
   {
     error: "TaskNotFound",
     why: "GetTask of an unknown id",
-    grpc: (h) => h.client("grpc").getTask({ id: "no-such-task" }),
+    grpc: (h) => h.client("grpc").getTask({ tenant: "echo", id: "no-such-task" }),
     jsonRpc: { method: "GetTask", params: () => ({ id: "no-such-task" }) },
     rest: { method: "GET", path: () => "/tasks/no-such-task" },
   },
   {
     error: "TaskNotCancelable",
     why: "CancelTask of a completed task",
-    grpc: (h) => h.client("grpc").cancelTask({ id: completedId }),
+    grpc: (h) => h.client("grpc").cancelTask({ tenant: "echo", id: completedId }),
     jsonRpc: { method: "CancelTask", params: () => ({ id: completedId }) },
     rest: { method: "POST", path: () => `/tasks/${completedId}:cancel` },
   },
   {
     error: "UnsupportedOperation",
     why: "a message to a completed task",
-    grpc: (h) => h.client("grpc").sendMessage(textRequest("again", { taskId: completedId })),
+    grpc: (h) => h.client("grpc").sendMessage({ ...textRequest("again", { taskId: completedId }), tenant: "echo" }),
     jsonRpc: { method: "SendMessage", params: () => ({ message: userMessage("again", { taskId: completedId }) }) },
     rest: { method: "POST", path: () => "/message:send", body: () => ({ message: userMessage("again", { taskId: completedId }) }) },
   },
   {
     error: "UnsupportedOperation",
     why: "GetExtendedAgentCard when the card does not declare one",
-    grpc: (h) => h.client("grpc").getExtendedAgentCard({}),
+    grpc: (h) => h.client("grpc").getExtendedAgentCard({ tenant: "echo" }),
     jsonRpc: { method: "GetExtendedAgentCard", params: () => ({}) },
     rest: { method: "GET", path: () => "/extendedAgentCard" },
   },
@@ -195,7 +195,7 @@ const PROVOCATIONS: Provocation[] = [
     error: "ContentTypeNotSupported",
     why: "a part of a media type the agent does not accept",
     grpc: (h) => {
-      const req = textRequest("x");
+      const req = { ...textRequest("x"), tenant: "echo" };
       req.message!.parts = [create(PartSchema, { content: { case: "raw", value: new Uint8Array([1, 2]) }, mediaType: "image/png" })];
       return h.client("grpc").sendMessage(req);
     },

@@ -36,4 +36,13 @@ describe("the repository stands alone", () => {
     }
     expect(offenders, `files that reach outside the repository:\n${offenders.join("\n")}`).toEqual([]);
   });
+
+  it("the LICENSE file is the license package.json names", () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { license: string };
+    const text = readFileSync(join(REPO_ROOT, "LICENSE"), "utf8");
+    const titles: Record<string, RegExp> = { "Apache-2.0": /^\s*Apache License\s+Version 2\.0, January 2004/ };
+    expect(titles[pkg.license], `a LICENSE check for ${pkg.license}`).toBeDefined();
+    expect(text).toMatch(titles[pkg.license]!);
+    expect(text).toContain("END OF TERMS AND CONDITIONS");
+  });
 });

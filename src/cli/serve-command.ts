@@ -1,4 +1,5 @@
 import { hashToken, newToken } from "../auth/index.js";
+import { stderrLogger } from "../core/index.js";
 import { hubOptionsFromConfig, parseCli, startHub } from "../server/index.js";
 import { UsageError, type CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
@@ -24,7 +25,7 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
     io.stderr.write(`a2a-hub: WARNING: --insecure: listening on ${cli.config.host} without TLS\n`);
   }
   if (cli.config.tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
-  const hub = await startHub(options);
+  const hub = await startHub({ logger: stderrLogger, ...options });
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   return new Promise<number>((resolve) => {
     let stopping = false;

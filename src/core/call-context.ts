@@ -19,6 +19,13 @@ export interface CallScope {
   readonly agentId?: string;
   /** Whether the caller may use an agent (§7.5); absent means every agent. */
   readonly mayCall?: (agentId: string) => boolean;
+  /**
+   * The binding has no per-agent endpoint (gRPC, Connect): with several
+   * agents hosted, a request whose `tenant` is unset is refused rather than
+   * sent to the default agent. The HTTP facades' root endpoints keep the
+   * default agent.
+   */
+  readonly tenantNamesAgent?: boolean;
 }
 
 /** Context value carrying the caller's scope; absent means the default tenant. */

@@ -6,7 +6,8 @@ import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
-import { requestBaseUrl, sendCard, WELL_KNOWN_CARD_PATH } from "./http-routes.js";
+import { sendBadHost, sendCard, WELL_KNOWN_CARD_PATH } from "./http-routes.js";
+import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
 
 /** Where each agent's own endpoints live (as arbiter serves them). */
 export const AGENT_BASE = "/v1/a2a/agents/";
@@ -39,6 +40,8 @@ export interface HttpRouterOptions {
   readonly guard: AccessGuard;
   readonly logger: Logger;
   readonly publicBaseUrl?: string;
+  /** Peers whose Forwarded / X-Forwarded-* headers are believed (see TrustedProxies). */
+  readonly trustedProxies?: TrustedProxies;
   /** Largest JSON-RPC or REST request body (bytes); default 10 MiB. */
   readonly maxBodyBytes?: number;
   /** Deepest nesting of arrays and objects in a JSON-RPC or REST request body; default 64. */
@@ -71,12 +74,18 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const admissions = new WeakMap<HttpRequest, Admission>();
   const bearerAuth = guard.authRequired;
 
+  const origins: OriginPolicy = { publicUrl: options.publicBaseUrl, trustedProxies: options.trustedProxies ?? new TrustedProxies() };
+  /** The base URL of the request; handle() has refused requests whose host is not valid, so this is a fallback only. */
+  const baseUrl = (req: HttpRequest): string => {
+    const o = requestOrigin(req, origins);
+    return o.ok ? o.baseUrl : "http://127.0.0.1/";
+  };
   const agentCard = (req: HttpRequest, agentId: string): AgentCard | undefined => {
     const agent = core.agents.get(agentId);
-    return agent && publicCard(agent, requestBaseUrl(req, options.publicBaseUrl), agentInterfaces(agentId), { bearerAuth });
+    return agent && publicCard(agent, baseUrl(req), agentInterfaces(agentId), { bearerAuth });
   };
   const rootCard = (req: HttpRequest): AgentCard =>
-    publicCard(core.agents.get(core.agents.defaultAgentId)!, requestBaseUrl(req, options.publicBaseUrl), ROOT_INTERFACES, { bearerAuth });
+    publicCard(core.agents.get(core.agents.defaultAgentId)!, baseUrl(req), ROOT_INTERFACES, { bearerAuth });
   /** The card a facade negotiates extensions against: the addressed agent's, else the default one. */
   const cardOf = (req: HttpRequest): AgentCard => {
     const id = admissions.get(req)?.agentId;
@@ -132,11 +141,16 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
+    const origin = requestOrigin(req, origins);
+    if (!origin.ok) return sendBadHost(res, origin.message);
+    const vary = origin.vary;
 
     if (path === WELL_KNOWN_CARD_PATH && req.method === "GET") {
       // §8.2; with several agents, arbiter's minimal stub: it names no agent.
-      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req));
-      return sendJson(res, 200, discoveryStub(req, options.publicBaseUrl, bearerAuth), { "cache-control": "public, max-age=300" });
+      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), vary);
+      const caching: Record<string, string> =
+        vary.length > 0 ? { "cache-control": "private, max-age=300", vary: vary.join(", ") } : { "cache-control": "public, max-age=300" };
+      return sendJson(res, 200, discoveryStub(origin.baseUrl, bearerAuth), caching);
     }
 
     if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
@@ -157,7 +171,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (refuseHttp(res, a.decision)) return;
       if (rest_ === "/agent-card.json" && req.method === "GET") {
         const card = a.decision.ok ? agentCard(req, agentId) : undefined;
-        return card ? sendCard(req, res, card) : notFound(req, res);
+        return card ? sendCard(req, res, card, vary) : notFound(req, res);
       }
       // The REST routes of §11.3 under the agent's base path.
       (req as { url: string }).url = (rest_ || "/") + (q < 0 ? "" : url.slice(q));
@@ -176,8 +190,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
 }
 
 /** The unauthenticated discovery document of a hub with several agents. */
-function discoveryStub(req: HttpRequest, configured: string | undefined, bearerAuth: boolean): unknown {
-  const base = requestBaseUrl(req, configured);
+function discoveryStub(base: string, bearerAuth: boolean): unknown {
   const template = `${base.replace(/\/$/, "")}${AGENT_BASE}{agentId}/agent-card.json`;
   return {
     name: "a2a-hub",

@@ -11,17 +11,20 @@ export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
 /** §8.6.1: how long clients may cache a card before revalidating it (seconds). */
 const CARD_MAX_AGE_S = 300;
 
-/** The base URL clients reached us at: the configured one, else the request's Host (issue: card URLs). */
-export function requestBaseUrl(req: HttpRequest, configured: string | undefined): string {
-  if (configured) return configured;
-  const host = (req.headers[":authority"] as string | undefined) ?? req.headers.host ?? "127.0.0.1";
-  return `http://${host}/`;
-}
-
-/** §8.6: serves a card with Cache-Control and an ETag, answering 304 to a matching If-None-Match. */
-export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard): void {
+/**
+ * §8.6: serves a card with Cache-Control and an ETag, answering 304 to a
+ * matching If-None-Match. `vary` names the request headers its URLs were
+ * built from: such a card is the answer for that request only, so it is
+ * never offered to shared caches (a forged Host must not reach another
+ * client through a proxy's cache).
+ */
+export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, vary: readonly string[] = []): void {
   const doc = cardDocument(card);
-  const headers = { etag: doc.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_S}` };
+  const headers: Record<string, string> = {
+    etag: doc.etag,
+    "cache-control": `${vary.length > 0 ? "private" : "public"}, max-age=${CARD_MAX_AGE_S}`,
+    ...(vary.length > 0 ? { vary: vary.join(", ") } : {}),
+  };
   const match = req.headers["if-none-match"];
   const tags = (Array.isArray(match) ? match.join(",") : match ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
   if (tags.includes(doc.etag) || tags.includes("*")) {
@@ -30,6 +33,11 @@ export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard): 
     return;
   }
   sendJson(res, 200, JSON.parse(doc.body), headers);
+}
+
+/** RFC 9112 §3.2: a request whose Host (or forwarded host) cannot be a URL's authority is refused. */
+export function sendBadHost(res: HttpResponse, message: string): void {
+  sendJson(res, 400, { error: { code: 400, status: "INVALID_ARGUMENT", message } });
 }
 
 /** The answer for paths nothing serves. */

@@ -3,17 +3,18 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { createA2ACore, DEFAULT_LIMITS, stderrLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
+import { createA2ACore, DEFAULT_LIMITS, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import type { HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
+import { TrustedProxies } from "./request-origin.js";
 
 /** How to start a hub. */
 export interface HubOptions {
@@ -27,6 +28,15 @@ export interface HubOptions {
   readonly agents?: readonly HostedAgent[];
   /** Public base URL for agent cards; default from the request's Host. */
   readonly publicBaseUrl?: string;
+  /**
+   * Peers (IP addresses, CIDR blocks, or `loopback`) whose `Forwarded` /
+   * `X-Forwarded-Proto` / `X-Forwarded-Host` headers tell the URL a client
+   * used; nobody else's are believed. Default none.
+   */
+  readonly trustedProxies?: readonly string[];
+  /** Serve TLS on the port (HTTP/2 by ALPN, HTTP/1.1 fallback), with this PEM certificate chain and key. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Where the hub reports problems; default: nowhere (the CLI passes one that writes to stderr). */
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
@@ -92,7 +102,8 @@ export function defaultAgents(): HostedAgent[] {
  * and the HTTP facades, on 127.0.0.1 unless told otherwise.
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
-  const logger = options.logger ?? stderrLogger;
+  // A library prints nothing of its own accord: the CLI passes a logger that writes to stderr.
+  const logger = options.logger ?? silentLogger;
   const store = new SqliteTaskStore({
     filename: join(options.dataDir ?? "data", "a2a-hub.db"),
     maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,
@@ -114,7 +125,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   push.start();
   const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
-  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, maxBodyBytes: options.maxBodyBytes, maxJsonDepth: options.maxJsonDepth });
+  const trustedProxies = new TrustedProxies(options.trustedProxies);
+  const router = createHttpRouter({ core, guard, logger, publicBaseUrl: options.publicBaseUrl, trustedProxies, maxBodyBytes: options.maxBodyBytes, maxJsonDepth: options.maxJsonDepth });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
   const routes = options.routes ?? [];
@@ -136,8 +148,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
     fallback: fallback as never,
   });
-  const server = createOnePortServer(handler, {
+  const server = createOnePortServer(guardRpcRequests(handler), {
     headersTimeoutMs: options.headersTimeoutMs,
+    tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
     onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader stopped reading", { path: req.url, limit: error.limit }),
   });
@@ -150,7 +163,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     });
   });
   const port = (server.net.address() as AddressInfo).port;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+  const url = `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}/`;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -5,4 +5,5 @@ export { AGENT_FACTORIES, hubOptionsFromConfig, type AgentFactory } from "./hub-
 export { buildConfig, ConfigError, readConfigFile, type HubConfig } from "./config/index.js";
 export { createHttpRouter, AGENT_BASE, agentInterfaces, ROOT_INTERFACES } from "./http-router.js";
 export { createOnePortServer, type OnePortServer } from "./one-port.js";
-export { requestBaseUrl, WELL_KNOWN_CARD_PATH, type HttpHandler, type HttpRequest, type HttpResponse } from "./http-routes.js";
+export { WELL_KNOWN_CARD_PATH, type HttpHandler, type HttpRequest, type HttpResponse } from "./http-routes.js";
+export { isValidHost, requestOrigin, TrustedProxies, type OriginPolicy, type RequestOrigin } from "./request-origin.js";

@@ -45,6 +45,12 @@ export interface OnePortOptions {
   readonly bodyTimeoutMs?: number;
   /** Told each time a stream is dropped because its reader fell too far behind. */
   readonly onOverflowDrop?: (error: QueueOverflowError, req: Request) => void;
+  /**
+   * Serve TLS with this PEM certificate chain and key: ALPN offers h2 and
+   * http/1.1, and what the client sends once the handshake is done is
+   * routed by the same preface sniffing as cleartext.
+   */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
 }
 
 /** A server that answers HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one port. */
@@ -150,31 +156,33 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
   http1.emit("listening");
 
   const h2 = http2.createServer({}, onRequest);
-  h2.on("session", (session) => {
+  const onSession = (session: http2.ServerHttp2Session): void => {
     sessions.add(session);
     watchSessionIdle(session, headersTimeoutMs);
     session.once("close", () => sessions.delete(session));
     // GOAWAY at once for a session that begins after the stop.
     if (!accepting) session.close();
-  });
+  };
+  h2.on("session", onSession);
 
-  const server = net.createServer((socket) => {
-    // Small frames (an SSE event, a unary answer) must leave at once, not wait
-    // for Nagle's algorithm to meet the client's delayed ACK (~40 ms).
-    socket.setNoDelay(true);
-    sockets.add(socket);
-    sniffing.add(socket);
-    socket.once("close", () => {
-      sockets.delete(socket);
-      sniffing.delete(socket);
-      if (sockets.size === 0) for (const fn of [...quiet]) fn();
-    });
-    if (!accepting) {
-      socket.destroy();
-      return;
-    }
-    // A client that connects and says nothing (or half a preface) is a slowloris too.
-    const silence = setTimeout(() => socket.destroy(), headersTimeoutMs);
+  /** TLS: Node's own handshake and ALPN dispatch, the same request handler and session bookkeeping. */
+  const secureServer = options.tls
+    ? http2.createSecureServer(
+        {
+          cert: options.tls.cert,
+          key: options.tls.key,
+          allowHTTP1: true,
+          handshakeTimeout: headersTimeoutMs,
+          // The HTTP/1.1 fallback keeps the cleartext server's limits.
+          ...({ headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs + bodyTimeoutMs + ANSWER_GRACE_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS } as object),
+        },
+        onRequest,
+      )
+    : undefined;
+  secureServer?.on("session", onSession);
+
+  /** Hands a cleartext connection to the HTTP/2 or the HTTP/1.1 server by its first bytes. */
+  const route = (socket: net.Socket, silence: NodeJS.Timeout): void => {
     let seen = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       seen = Buffer.concat([seen, chunk]);
@@ -207,6 +215,32 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     socket.on("data", onData);
     socket.on("error", onEarlyError);
     socket.once("close", onEarlyClose);
+  };
+
+  const server = net.createServer((socket) => {
+    // Small frames (an SSE event, a unary answer) must leave at once, not wait
+    // for Nagle's algorithm to meet the client's delayed ACK (~40 ms).
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    sniffing.add(socket);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      sniffing.delete(socket);
+      if (sockets.size === 0) for (const fn of [...quiet]) fn();
+    });
+    if (!accepting) {
+      socket.destroy();
+      return;
+    }
+    if (secureServer) {
+      // ALPN (RFC 7301) picks the protocol: gRPC clients require h2; browsers
+      // and curl may fall back to http/1.1. A silent client meets handshakeTimeout.
+      sniffing.delete(socket);
+      secureServer.emit("connection", socket);
+      return;
+    }
+    // A client that connects and says nothing (or half a preface) is a slowloris too.
+    route(socket, setTimeout(() => socket.destroy(), headersTimeoutMs));
   });
 
   /** Resolves once `done()` holds, or after `ms` (false). */
@@ -232,6 +266,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     server.close();
     http1.close();
     h2.close();
+    secureServer?.close();
     for (const s of sniffing) s.destroy();
     for (const s of sessions) s.close();
     // http1.close() closed the idle keep-alive connections; an answer in

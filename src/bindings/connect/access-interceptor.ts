@@ -22,7 +22,8 @@ export function accessInterceptor(guard: AccessGuard): Interceptor {
       throw new ConnectError("a valid bearer token is required", Code.Unauthenticated, { "www-authenticate": 'Bearer realm="a2a-hub"' });
     }
     const tenant = decision.tenant;
-    req.contextValues.set(callScopeKey, { tenant, mayCall: (agentId: string) => guard.mayCall(tenant, agentId) });
+    // §8.3.2: gRPC and Connect have no per-agent URL; the request's tenant must name the agent.
+    req.contextValues.set(callScopeKey, { tenant, mayCall: (agentId: string) => guard.mayCall(tenant, agentId), tenantNamesAgent: true });
     return next(req);
   };
 }
