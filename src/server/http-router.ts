@@ -132,7 +132,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const consoleRoute = createConsoleRoute({
     guard,
     agentIds: () => core.agents.all().map((a) => a.id),
-    cardUrl: (req, id) => `${requestBaseUrl(req, options.publicBaseUrl).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`,
+    cardUrl: (req, id) => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`,
     refuse: refuseHttp,
   });
 
