@@ -115,7 +115,7 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     expect(await page.locator('.task-panel .artifact[data-artifact-id="echo"] pre').textContent()).toBe("hello from the browser");
     const id = await chatTaskId(page);
     // The task the page shows is the hub's own, seen from another client.
-    const task = await th.client("connect-h1").getTask({ id });
+    const task = await th.client("connect-h1").getTask({ tenant: "echo", id });
     expect(task.status?.state).toBe(TaskState.COMPLETED);
     expect(await page.locator('.frames li.sent[data-method="SendStreamingMessage"]').count()).toBe(1);
     await expect.poll(() => page.locator('.frames li.received[data-method="SendStreamingMessage (end of stream)"]').count()).toBe(1);
@@ -184,7 +184,7 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     // The change is listed once, though both the stream and the cancel's answer reported it.
     expect(await page.locator('.task-panel .statuses .badge[data-state="CANCELED"]').count()).toBe(1);
     expect(await page.getByRole("status").first().textContent()).toContain("CANCELED");
-    const task = await th.client("connect-h1").getTask({ id: await chatTaskId(page) });
+    const task = await th.client("connect-h1").getTask({ tenant: "echo", id: await chatTaskId(page) });
     expect(task.status?.state).toBe(TaskState.CANCELED);
   });
 
@@ -200,14 +200,14 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     await page.keyboard.press("Control+Enter");
     await waitForTaskState(page, "COMPLETED");
     expect(await chatTaskId(page)).toBe(id);
-    expect((await th.client("connect-h1").getTask({ id })).status?.state).toBe(TaskState.COMPLETED);
+    expect((await th.client("connect-h1").getTask({ tenant: "echo", id })).status?.state).toBe(TaskState.COMPLETED);
   });
 
   it("pages through 120 tasks with keyset paging and shows the total", async () => {
     const contextId = `ctx-${randomUUID()}`;
     const client = th.client("connect-h1");
     const made = new Set<string>();
-    for (let i = 0; i < 120; i++) made.add(taskOf(await client.sendMessage(textRequest(`task ${i}`, { contextId }))).id);
+    for (let i = 0; i < 120; i++) made.add(taskOf(await client.sendMessage({ ...textRequest(`task ${i}`, { contextId }), tenant: "echo" })).id);
     await page.goto(`${th.url}console/#/tasks/echo`);
     await page.getByLabel("Context ID").fill(contextId);
     await page.getByLabel("Page size").selectOption("50");
@@ -251,8 +251,8 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
 
   it("shows a task's page: history, artifacts, the event timeline from its log and its push configs", async () => {
     const client = th.client("connect-h1");
-    const task = taskOf(await client.sendMessage(textRequest("stream 3")));
-    await client.createTaskPushNotificationConfig({ taskId: task.id, url: "http://127.0.0.1:9/hook", token: "t", authentication: { scheme: "Bearer", credentials: "c" } });
+    const task = taskOf(await client.sendMessage({ ...textRequest("stream 3"), tenant: "echo" }));
+    await client.createTaskPushNotificationConfig({ tenant: "echo", taskId: task.id, url: "http://127.0.0.1:9/hook", token: "t", authentication: { scheme: "Bearer", credentials: "c" } });
     await page.goto(`${th.url}console/#/task/echo/${task.id}`);
     await page.locator("h1 code").waitFor();
     expect(await page.locator("h1 code").textContent()).toBe(task.id);
