@@ -4,6 +4,7 @@ import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
 import { createRestHandler } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
+import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { sendBadHost, sendCard, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
@@ -59,7 +60,7 @@ interface Admission {
 const WWW_AUTHENTICATE = { "www-authenticate": 'Bearer realm="a2a-hub"' };
 
 /**
- * Routes the HTTP requests that are not Connect RPCs: the well-known card,
+ * Routes the HTTP requests that are not Connect RPCs: the console, the well-known card,
  * each agent's card, JSON-RPC and REST at the root and under each agent's
  * base path. The one AccessGuard decides every request before a facade
  * sees it (§7.4, §13.1).
@@ -130,6 +131,13 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const notFound = (req: HttpRequest, res: HttpResponse): void =>
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
 
+  const consoleRoute = createConsoleRoute({
+    guard,
+    agentIds: () => core.agents.all().map((a) => a.id),
+    cardUrl: (req, id) => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`,
+    refuse: refuseHttp,
+  });
+
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
   const handle = async (req: HttpRequest, res: HttpResponse): Promise<void> => {
     const url = req.url ?? "/";
@@ -149,6 +157,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
         vary.length > 0 ? { "cache-control": "private, max-age=300", vary: vary.join(", ") } : { "cache-control": "public, max-age=300" };
       return sendJson(res, 200, discoveryStub(origin.baseUrl, bearerAuth), caching);
     }
+
+    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
 
     const m = AGENT_PATH.exec(path);
     if (m) {

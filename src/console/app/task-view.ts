@@ -1,0 +1,156 @@
+import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskSchema, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import { fill, h, json } from "./dom.js";
+import { authHeaders, errorText, hub, type FetchedCard } from "./hub-client.js";
+import { isTerminal, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
+
+/** The timeline's reader of the page shown now; leaving the page stops it. */
+let reading: AbortController | undefined;
+
+/** Stops the open timeline stream, if any (called when the view changes). */
+export function leaveTaskView(): void {
+  reading?.abort();
+  reading = undefined;
+}
+
+
+/** A task's page: status, history, artifacts, its event timeline and its push configs. */
+export async function taskView(root: HTMLElement, agent: FetchedCard | undefined, taskId: string): Promise<void> {
+  leaveTaskView();
+  const agentId = agent?.entry.id ?? "";
+  let task: Task;
+  try {
+    task = await hub.getTask({ tenant: agentId, id: taskId });
+  } catch (e) {
+    return fill(root, h("h1", { tabindex: -1 }, "Task"), h("p", { class: "error", role: "alert" }, errorText(e)));
+  }
+  const cancel = h("button", { type: "button", class: "danger", disabled: isTerminal(task.status?.state) }, "Cancel task");
+  const note = h("p", { role: "status" });
+  cancel.addEventListener("click", () => {
+    hub.cancelTask({ tenant: agentId, id: taskId }).then(
+      (t) => {
+        fill(note, "Now ", stateBadge(t.status?.state));
+        cancel.disabled = isTerminal(t.status?.state);
+      },
+      (e: unknown) => fill(note, `Cancel failed: ${errorText(e)}`),
+    );
+  });
+  const timeline = h("ol", { class: "timeline", "aria-label": "Event timeline" });
+  const timelineNote = h("p", { class: "hint" });
+  const pushes = h("div", { class: "pushes" });
+  fill(
+    root,
+    h("h1", { tabindex: -1 }, "Task ", h("code", {}, task.id)),
+    h("p", {}, h("a", { href: `#/tasks/${encodeURIComponent(agentId)}` }, `← Tasks of ${agentId}`)),
+    h(
+      "dl",
+      {},
+      h("dt", {}, "State"),
+      h("dd", {}, stateBadge(task.status?.state)),
+      h("dt", {}, "Updated"),
+      h("dd", {}, when(task.status?.timestamp)),
+      h("dt", {}, "Context"),
+      h("dd", {}, h("code", {}, task.contextId)),
+    ),
+    h("div", { class: "buttons" }, cancel),
+    note,
+    h("h2", {}, "History"),
+    task.history.length ? h("div", { class: "transcript" }, task.history.map(renderMessage)) : h("p", {}, "No messages."),
+    h("h2", {}, "Artifacts"),
+    task.artifacts.length ? task.artifacts.map((a) => renderArtifact(a)) : h("p", {}, "None."),
+    h("h2", {}, "Event timeline"),
+    timelineNote,
+    timeline,
+    h("h2", {}, "Push notification configs"),
+    pushes,
+    h("details", {}, h("summary", {}, "Raw task JSON"), h("pre", { class: "raw" }, json(toJson(TaskSchema, task)))),
+  );
+  void loadPushConfigs(pushes, agentId, taskId);
+  void loadTimeline(timeline, timelineNote, agent, taskId);
+}
+
+async function loadPushConfigs(el: HTMLElement, agentId: string, taskId: string): Promise<void> {
+  try {
+    const res = await hub.listTaskPushNotificationConfigs({ tenant: agentId, taskId });
+    fill(
+      el,
+      res.configs.length === 0
+        ? h("p", {}, "None.")
+        : h(
+            "div",
+            { class: "scroll" },
+            h(
+              "table",
+              {},
+              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Config"), h("th", { scope: "col" }, "Webhook URL"), h("th", { scope: "col" }, "Authentication"))),
+              h("tbody", {}, res.configs.map((c) => h("tr", {}, h("td", {}, h("code", {}, c.id)), h("td", {}, h("code", {}, c.url)), h("td", {}, c.authentication?.scheme ?? "none")))),
+            ),
+          ),
+      // The public API has no call for delivery attempts; the hub logs them (README "Push notifications").
+      h("p", { class: "hint" }, "Delivery state is not part of the A2A API, so it is not shown here; the hub logs each delivery."),
+    );
+  } catch (e) {
+    fill(el, h("p", {}, errorText(e)));
+  }
+}
+
+/** One line of the timeline for a logged event. */
+function eventLine(seq: string, ev: StreamResponse): HTMLElement {
+  const p = ev.payload;
+  const what =
+    p.case === "task"
+      ? ["task ", stateBadge(p.value.status?.state)]
+      : p.case === "statusUpdate"
+        ? ["status ", stateBadge(p.value.status?.state), ` ${when(p.value.status?.timestamp)}`]
+        : p.case === "artifactUpdate"
+          ? [`artifact ${p.value.artifact?.artifactId ?? ""}${p.value.append ? " (append)" : ""}${p.value.lastChunk ? " (last chunk)" : ""}`]
+          : p.case === "message"
+            ? ["message"]
+            : ["(empty)"];
+  return h("li", { "data-seq": seq }, h("span", { class: "seq" }, `#${seq} `), what);
+}
+
+/**
+ * The task's event log, replayed through the agent's HTTP+JSON interface:
+ * §11.7's subscribe stream with `Last-Event-ID: 0` resumes from the first
+ * logged event, and does so for finished tasks too (Connect has no resume
+ * point, and §3.1.6 refuses a plain subscribe to a terminal task).
+ */
+async function loadTimeline(list: HTMLElement, note: HTMLElement, agent: FetchedCard | undefined, taskId: string): Promise<void> {
+  const rest = agent?.card?.supportedInterfaces.find((i) => i.protocolBinding === "HTTP+JSON");
+  if (!rest) return fill(note, "This agent's card lists no HTTP+JSON interface, which the timeline is read from.");
+  const ctl = (reading = new AbortController());
+  try {
+    const res = await fetch(`${rest.url.replace(/\/$/, "")}/tasks/${encodeURIComponent(taskId)}:subscribe`, {
+      headers: { ...authHeaders(), accept: "text/event-stream", "last-event-id": "0", "a2a-version": "1.0" },
+      signal: ctl.signal,
+    });
+    if (!res.ok || !res.body) return fill(note, `The event log is not available (HTTP ${res.status}).`);
+    fill(note, "Every event the task logged, in order; a running task's new events appear as they happen.");
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf += value;
+      let end: number;
+      while ((end = buf.indexOf("\n\n")) >= 0) {
+        const block = buf.slice(0, end);
+        buf = buf.slice(end + 2);
+        let id = "";
+        let data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("id:")) id = line.slice(3).trim();
+          else if (line.startsWith("data:")) data += line.slice(5).trim();
+        }
+        if (!data) continue;
+        const ev = fromJson(StreamResponseSchema, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
+        list.append(eventLine(id, ev));
+      }
+    }
+    note.append(` The log ends here (${list.children.length} events).`);
+  } catch (e) {
+    if (!ctl.signal.aborted) note.append(` Reading the log failed: ${errorText(e)}`);
+  }
+}
+

@@ -1,0 +1,105 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { AccessDecision, AccessGuard } from "../auth/index.js";
+import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { consoleBundle } from "./console-bundle.js";
+
+/** Where the console is served, on the hub's own port. */
+export const CONSOLE_PATH = "/console";
+
+/** What the console route needs from the hub. */
+export interface ConsoleRouteOptions {
+  readonly guard: AccessGuard;
+  /** The ids of every hosted agent, in configuration order. */
+  agentIds(): readonly string[];
+  /** The public URL of an agent's card, as the request reached us. */
+  cardUrl(req: HttpRequest, agentId: string): string;
+  /** Answers 401/429 for a refused decision (the hub's one shape); true when it did. */
+  refuse(res: HttpResponse, decision: AccessDecision): boolean;
+}
+
+/** Serves a request under CONSOLE_PATH. */
+export type ConsoleRoute = (req: HttpRequest, res: HttpResponse, path: string) => Promise<void>;
+
+const STYLE_FILE = fileURLToPath(new URL("./app/console.css", import.meta.url));
+
+// The page runs only our own script and style; card URLs it probes may be anywhere (http/https).
+const PAGE_HEADERS = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: http: https:; connect-src 'self' http: https:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>a2a-hub console</title>
+<link rel="stylesheet" href="${CONSOLE_PATH}/console.css">
+<script type="module" src="${CONSOLE_PATH}/app.js"></script>
+</head>
+<body>
+<noscript>The a2a-hub console needs JavaScript.</noscript>
+</body>
+</html>
+`;
+
+/**
+ * The web console: its page, its script (bundled on first use), its style,
+ * and `agents.json`, the catalog of the agents the caller's bearer token may
+ * use with each one's public card URL (§8.2 "curated discovery": A2A has no
+ * listing call, and the several-agent well-known stub names none). Every
+ * other thing the console shows it gets from the public A2A API and the
+ * cards, as any browser client would.
+ */
+export function createConsoleRoute(options: ConsoleRouteOptions): ConsoleRoute {
+  const { guard } = options;
+  let style: Promise<string> | undefined;
+
+  return async (req, res, path) => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      return sendJson(res, 405, { error: { code: 405, status: "METHOD_NOT_ALLOWED", message: `${req.method} is not served under ${CONSOLE_PATH}` } }, { allow: "GET, HEAD" });
+    }
+    const sub = path.slice(CONSOLE_PATH.length);
+    if (sub === "" || sub === "/" || sub === "/index.html") {
+      return send(req, res, 200, "text/html; charset=utf-8", PAGE, { ...PAGE_HEADERS, "cache-control": "no-cache" });
+    }
+    if (sub === "/app.js") {
+      const { js, gzip, etag } = await consoleBundle();
+      const headers = { etag, "cache-control": "no-cache", "x-content-type-options": "nosniff", vary: "accept-encoding" };
+      if (req.headers["if-none-match"] === etag) return send(req, res, 304, undefined, "", headers);
+      if (/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) {
+        return send(req, res, 200, "text/javascript; charset=utf-8", gzip, { ...headers, "content-encoding": "gzip" });
+      }
+      return send(req, res, 200, "text/javascript; charset=utf-8", js, headers);
+    }
+    if (sub === "/console.css") {
+      style ??= readFile(STYLE_FILE, "utf8");
+      return send(req, res, 200, "text/css; charset=utf-8", await style, { "cache-control": "no-cache", "x-content-type-options": "nosniff" });
+    }
+    if (sub === "/agents.json") {
+      const decision = guard.check(req.headers.authorization, undefined);
+      if (options.refuse(res, decision) || !decision.ok) return;
+      const agents = options
+        .agentIds()
+        .filter((id) => guard.mayCall(decision.tenant, id))
+        .map((id) => ({ id, cardUrl: options.cardUrl(req, id) }));
+      // What a token may see differs per token: never cached, never shared.
+      return sendJson(res, 200, { authRequired: guard.authRequired, agents }, { "cache-control": "no-store", vary: "authorization" });
+    }
+    sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${path}` } });
+  };
+}
+
+function send(req: HttpRequest, res: HttpResponse, status: number, type: string | undefined, body: string | Buffer, headers: Record<string, string>): void {
+  const h: Record<string, string> = { ...headers };
+  if (type) {
+    h["content-type"] = type;
+    h["content-length"] = String(Buffer.byteLength(body));
+  }
+  (res as import("node:http").ServerResponse).writeHead(status, h);
+  if (req.method === "HEAD" || status === 304) res.end();
+  else res.end(body);
+}
