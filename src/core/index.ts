@@ -16,6 +16,7 @@ export { createA2ACore, type A2ACore, type CoreOptions } from "./a2a-service.js"
 export { AgentDirectory } from "./agent-directory.js";
 export type { HostedAgent } from "./hosted-agent.js";
 export { DEFAULT_LIMITS, type CoreLimits } from "./core-deps.js";
+export { DEFAULT_RETRY_POLICY, IDEMPOTENCY_KEY_HEADER, type RetryPolicy } from "./send-ledger.js";
 export { silentLogger, stderrLogger, type Logger } from "./logger.js";
 export { isInterrupted, isSettled, isTerminal, stateName } from "./task-state.js";
 export { PAGE_SIZE } from "./operations/index.js";
