@@ -153,6 +153,12 @@ function versionRefused(headers: Readonly<Record<string, string>>): boolean {
   return v !== "" && !/^(1(\.0(\.\d+)?)?|0\.3(\.\d+)?)$/.test(v);
 }
 
+/** §9.1: whether the request declares a body that is not JSON (then the answer is -32005, id null, unread). */
+function notJson(headers: Readonly<Record<string, string>>, body: string | Uint8Array): boolean {
+  const type = headers["content-type"]?.split(";")[0]!.trim().toLowerCase() ?? "";
+  return type !== "" && type !== "application/json" && !/^application\/[^/\s]+\+json$/.test(type) && bodyText(body).bytes > 0;
+}
+
 /** Problems with one response object; `expected` is the request it answers (undefined: it can only be an error with id null). */
 function checkResponse(r: any, expected: RequestShape | undefined, where: string, codes: number[]): string[] {
   const problems: string[] = [];
@@ -211,17 +217,18 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   if (reply.status !== 200 && reply.status !== 204) return [`HTTP ${reply.status} (${reply.type}): ${reply.body.toString("utf8").slice(0, 300)}`];
   const parsed = parseBody(c.body, limits);
   const refused = versionRefused(c.headers);
+  const unreadable = !refused && notJson(c.headers, c.body);
   const single = parsed.kind === "json" && !Array.isArray(parsed.value) ? shapeOf(parsed.value) : undefined;
 
   if (reply.status === 204) {
     if (reply.body.length > 0) return ["204 with a body"];
     const batch = parsed.kind === "json" && Array.isArray(parsed.value) ? parsed.value : undefined;
     const onlyNotifications = single?.valid === true ? single.notification : batch !== undefined && batch.length > 0 && batch.length <= 100 && batch.every((v) => shapeOf(v).notification);
-    return !refused && onlyNotifications ? [] : ["204 (no answer) to a request that needs one"];
+    return !refused && !unreadable && onlyNotifications ? [] : ["204 (no answer) to a request that needs one"];
   }
 
   if (reply.type === "text/event-stream") {
-    if (refused || !single?.valid || single.notification || !STREAM_METHODS.has(single.method!)) return ["an event stream answers a request that is not a streaming call"];
+    if (refused || unreadable || !single?.valid || single.notification || !STREAM_METHODS.has(single.method!)) return ["an event stream answers a request that is not a streaming call"];
     let events: SseMessage[];
     try {
       events = await sseEvents(reply.body);
@@ -250,6 +257,7 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   const json = body.value;
 
   if (refused) return expectError(json, -32009, undefined, codes);
+  if (unreadable) return expectError(json, -32005, undefined, codes);
   switch (parsed.kind) {
     case "tooLarge":
       return expectError(json, -32600, `${limits.maxBodyBytes}`, codes);

@@ -15,6 +15,7 @@ import {
   negotiateServiceParams,
   readBody,
   requireExtensions,
+  requireJsonContentType,
   sendJson,
   type A2AVersion,
   type ExtensionNegotiation,
@@ -215,6 +216,13 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         return;
       }
       const x: Exchange = { req, res, version: params.version, extensions: params.extensions, headers: params.headers, abort };
+      // §9.1: the body is JSON; another declared type is refused unread, hence with id null.
+      try {
+        requireJsonContentType(req);
+      } catch (e) {
+        sendJson(res, 200, errorResponse(null, toJsonRpcError(e, logger)), { ...x.headers, ...abandonBody(req, res, { keepAlive: true }) });
+        return;
+      }
 
       let body: Buffer;
       try {
