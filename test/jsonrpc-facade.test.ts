@@ -65,8 +65,8 @@ describe("JSON-RPC envelope errors", () => {
   });
 
   it("answers params of the wrong shape with -32602 and a BadRequest naming the field", async () => {
+    // A string params is no structured value at all: -32600 (JSON-RPC 2.0 §4), in jsonrpc-corners.test.ts.
     const cases: Array<[unknown, string]> = [
-      ["x", "params"],
       [[1, 2], "params"],
       [{}, "id"],
       [{ id: { not: "a string" } }, "id"],

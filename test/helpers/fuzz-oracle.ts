@@ -56,7 +56,7 @@ function textDepth(text: string): number {
 }
 
 /** The outcome of parsing a body the way a JSON facade must before answering it. */
-type Parsed = { readonly kind: "tooLarge" } | { readonly kind: "unparsable"; readonly deep: boolean } | { readonly kind: "tooDeep" } | { readonly kind: "json"; readonly value: unknown };
+type Parsed = { readonly kind: "tooLarge" } | { readonly kind: "unparsable" } | { readonly kind: "json"; readonly value: unknown; readonly deep: boolean };
 
 function parseBody(body: string | Uint8Array, limits: FuzzLimits): Parsed {
   const { bytes, text } = bodyText(body);
@@ -66,9 +66,9 @@ function parseBody(body: string | Uint8Array, limits: FuzzLimits): Parsed {
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: "unparsable", deep };
+    return { kind: "unparsable" };
   }
-  return deep ? { kind: "tooDeep" } : { kind: "json", value };
+  return { kind: "json", value, deep };
 }
 
 /** Internal details must never reach a client (§3.3.2): stack frames, file paths. */
@@ -144,6 +144,8 @@ function shapeOf(v: unknown): RequestShape {
   const id = hasId && idOk ? (o.id as string | number | null) : null;
   if (hasId && !idOk) return { valid: false, notification: false, id: null };
   if (o.jsonrpc !== "2.0" || typeof o.method !== "string") return { valid: false, notification: false, id };
+  // §4: params, when present, is an object or an array; otherwise not even a notification is valid.
+  if ("params" in o && (typeof o.params !== "object" || o.params === null)) return { valid: false, notification: false, id };
   return { valid: true, notification: !hasId, id, method: o.method };
 }
 
@@ -261,10 +263,9 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   switch (parsed.kind) {
     case "tooLarge":
       return expectError(json, -32600, `${limits.maxBodyBytes}`, codes);
-    case "tooDeep":
-      return expectError(json, -32600, "limits.maxJsonDepth", codes);
     case "unparsable":
-      return parsed.deep && json?.error?.code === -32600 ? expectError(json, -32600, "limits.maxJsonDepth", codes) : expectError(json, -32700, undefined, codes);
+      // Not JSON is -32700 however deep it nests (JSON-RPC 2.0 §5.1).
+      return expectError(json, -32700, undefined, codes);
   }
   const value = parsed.value;
   if (Array.isArray(value)) {
@@ -294,7 +295,11 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   if (Array.isArray(json)) return ["a single request answered with an array"];
   const problems = checkResponse(json, single, "answer", codes);
   if (problems.length > 0) return problems;
-  if (!single!.valid) {
+  if (parsed.deep) {
+    // Past the nesting limit a request is refused (-32600 naming the limit) with the id its envelope shows.
+    if (json.error?.code !== -32600 || !String(json.error.message).includes("limits.maxJsonDepth")) problems.push(`a request past the depth limit answered ${JSON.stringify(json).slice(0, 200)}`);
+    if (single!.valid && single!.notification) problems.push("a notification was answered");
+  } else if (!single!.valid) {
     if (json.error?.code !== -32600) problems.push(`an invalid request object answered ${JSON.stringify(json).slice(0, 200)}, not -32600`);
   } else if (!isMethod(single!.method!)) {
     if (json.error?.code !== -32601) problems.push(`an unknown method answered ${JSON.stringify(json).slice(0, 200)}, not -32601`);

@@ -11,6 +11,7 @@ export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { abandonBody, headerValue, isHttp2, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
 export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
+export { scanJson, type JsonChild, type JsonScan } from "./json-scan.js";
 export { lastEventId } from "./last-event-id.js";
 export { readProtoJson, writeProtoJson } from "./proto-json.js";
 export {
