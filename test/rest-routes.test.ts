@@ -30,10 +30,10 @@ describe("the hub serves HTTP+JSON at its root (§11.3)", () => {
 });
 
 describe("POST /message:send (§11.3.1)", () => {
-  it("answers the SendMessageResponse as application/a2a+json", async () => {
+  it("answers the SendMessageResponse as application/json when Accept names no JSON type", async () => {
     const r = await rest(t.url, "POST", "/message:send", { body: { message: userMessage("hello rest") } });
     expect(r.status).toBe(200);
-    expect(r.type).toBe("application/a2a+json");
+    expect(r.type).toBe("application/json");
     expect(Object.keys(r.json)).toEqual(["task"]);
     expect(r.json.task).toMatchObject({ id: expect.any(String), contextId: expect.any(String), status: { state: "TASK_STATE_COMPLETED" } });
     expect(r.json.task.artifacts[0].parts).toEqual([{ text: "hello rest" }]);
@@ -59,7 +59,7 @@ describe("POST /message:send (§11.3.1)", () => {
 describe("task routes (§11.3.2)", () => {
   it("GET /tasks/{id} answers the task", async () => {
     const sent = await sendText(t.url, "get me");
-    const r = await rest(t.url, "GET", `/tasks/${sent.id}`);
+    const r = await rest(t.url, "GET", `/tasks/${sent.id}`, { headers: { accept: "application/a2a+json" } });
     expect(r.status).toBe(200);
     expect(r.type).toBe("application/a2a+json");
     expect(r.json).toMatchObject({ id: sent.id, contextId: sent.contextId, status: { state: "TASK_STATE_COMPLETED" } });
@@ -225,7 +225,7 @@ describe("over HTTP/2 (h2c on the same port)", () => {
     };
     try {
       const sent = await call(
-        { ":method": "POST", ":path": "/message:send", "content-type": "application/a2a+json" },
+        { ":method": "POST", ":path": "/message:send", "content-type": "application/a2a+json", accept: "application/a2a+json" },
         JSON.stringify({ message: userMessage("over h2") }),
       );
       expect(sent.status).toBe(200);

@@ -352,7 +352,7 @@ async function judgeRestReply(c: RestCase, reply: RawReply): Promise<string[]> {
         return bad ? [`event ${i}: ${bad}`] : [];
       });
     }
-    if (reply.type !== "application/a2a+json") return [`200 with Content-Type ${reply.type}, not application/a2a+json`];
+    if (reply.type !== "application/a2a+json" && reply.type !== "application/json") return [`200 with Content-Type ${reply.type}, not a JSON type`];
     const body = parseJson(reply.body);
     if (!body.ok || body.value === null || typeof body.value !== "object" || Array.isArray(body.value)) return [`200 whose body is not a JSON object: ${reply.body.toString("utf8").slice(0, 200)}`];
     const schema = c.route?.startsWith(`${c.method} `) ? ROUTE_RESPONSES.get(c.route) : undefined;

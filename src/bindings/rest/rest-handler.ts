@@ -109,7 +109,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       if (route.kind === "unary") {
         requireExtensions(params.extensions);
         const result = await route.invoke(options.service, input, ctx);
-        if (!abort.signal.aborted) sendResult(res, result, headers);
+        if (!abort.signal.aborted) sendResult(req, res, result, headers);
         return true;
       }
       const streamHeaders = headers;
