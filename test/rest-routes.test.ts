@@ -19,7 +19,7 @@ afterAll(async () => {
 describe("the hub serves HTTP+JSON at its root (§11.3)", () => {
   it("lists the HTTP+JSON interface in the agent card beside JSON-RPC and gRPC", async () => {
     const card = (await rest(t.url, "GET", "/.well-known/agent-card.json")).json;
-    expect(card.supportedInterfaces).toContainEqual({ url: t.url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" });
+    expect(card.supportedInterfaces).toContainEqual({ url: t.url.replace(/\/$/, ""), protocolBinding: "HTTP+JSON", protocolVersion: "1.0" });
     expect(card.supportedInterfaces.map((i: any) => i.protocolBinding)).toEqual(expect.arrayContaining(["JSONRPC", "GRPC", "HTTP+JSON"]));
   });
 

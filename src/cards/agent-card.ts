@@ -21,7 +21,9 @@ export interface CardOptions {
 
 /**
  * §8.3.1: the agent's public card, listing every binding the server serves
- * with absolute URLs (§4.4.6) under `baseUrl`.
+ * with absolute URLs (§4.4.6) under `baseUrl`. An HTTP interface URL never
+ * ends in '/' (`http://host:port`, `http://host:port/v1/a2a/agents/id`):
+ * clients join it with a path that starts with one.
  */
 export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: readonly ServedInterface[], options: CardOptions = {}): AgentCard {
   const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
@@ -36,11 +38,17 @@ export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: read
     ...security,
     supportedInterfaces: interfaces.map((i) =>
       create(AgentInterfaceSchema, {
-        url: new URL(i.path.replace(/^\//, ""), base).toString(),
+        url: interfaceUrl(i, base),
         protocolBinding: i.protocolBinding,
         protocolVersion: i.protocolVersion,
         tenant: i.tenant ?? "",
       }),
     ),
   });
+}
+
+/** The absolute URL of an interface; the HTTP bindings' without a trailing '/'. */
+function interfaceUrl(i: ServedInterface, base: string): string {
+  const url = new URL(i.path.replace(/^\//, ""), base).toString();
+  return i.protocolBinding === "GRPC" ? url : url.replace(/\/+$/, "");
 }

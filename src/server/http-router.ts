@@ -120,6 +120,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
 
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
+  // Cards are built from the configuration, fixed since start: their Last-Modified (§8.6).
+  const cardsSince = new Date();
   const handle = async (req: HttpRequest, res: HttpResponse): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -127,7 +129,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
 
     if (path === WELL_KNOWN_CARD_PATH && req.method === "GET") {
       // §8.2; with several agents, arbiter's minimal stub: it names no agent.
-      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req));
+      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), cardsSince);
       return sendJson(res, 200, discoveryStub(req, options.publicBaseUrl, bearerAuth), { "cache-control": "public, max-age=300" });
     }
 
@@ -147,7 +149,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (refuseHttp(res, a.decision)) return;
       if (rest_ === "/agent-card.json" && req.method === "GET") {
         const card = a.decision.ok ? agentCard(req, agentId) : undefined;
-        return card ? sendCard(req, res, card) : notFound(req, res);
+        return card ? sendCard(req, res, card, cardsSince) : notFound(req, res);
       }
       // The REST routes of §11.3 under the agent's base path.
       (req as { url: string }).url = (rest_ || "/") + (q < 0 ? "" : url.slice(q));

@@ -1,5 +1,5 @@
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
-import { cardDocument } from "../cards/index.js";
+import { cardDocument, cardFormFor } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 
 export type { HttpRequest, HttpResponse };
@@ -18,13 +18,22 @@ export function requestBaseUrl(req: HttpRequest, configured: string | undefined)
   return `http://${host}/`;
 }
 
-/** §8.6: serves a card with Cache-Control and an ETag, answering 304 to a matching If-None-Match. */
-export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard): void {
-  const doc = cardDocument(card);
-  const headers = { etag: doc.etag, "cache-control": `public, max-age=${CARD_MAX_AGE_S}` };
+/**
+ * §8.6: serves a card in the form its A2A-Version asks for (§3.6.2), with
+ * Cache-Control, an ETag per form, Last-Modified (`since`: when the hub
+ * built its cards from its configuration) and Vary: A2A-Version, answering
+ * 304 to a matching If-None-Match or, without one, to an If-Modified-Since
+ * not before Last-Modified (RFC 9110 §13.1.3).
+ */
+export function sendCard(req: HttpRequest, res: HttpResponse, card: AgentCard, since: Date): void {
+  const version = req.headers["a2a-version"];
+  const doc = cardDocument(card, cardFormFor(Array.isArray(version) ? version[0] : version));
+  const lastModified = new Date(Math.floor(since.getTime() / 1000) * 1000);
+  const headers = { etag: doc.etag, "last-modified": lastModified.toUTCString(), vary: "A2A-Version", "cache-control": `public, max-age=${CARD_MAX_AGE_S}` };
   const match = req.headers["if-none-match"];
   const tags = (Array.isArray(match) ? match.join(",") : match ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
-  if (tags.includes(doc.etag) || tags.includes("*")) {
+  const modifiedSince = match === undefined ? Date.parse(req.headers["if-modified-since"] ?? "") : NaN;
+  if (tags.includes(doc.etag) || tags.includes("*") || modifiedSince >= lastModified.getTime()) {
     (res as import("node:http").ServerResponse).writeHead(304, headers);
     res.end();
     return;

@@ -137,9 +137,14 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   };
 }
 
-/** The path of a request target, without query or fragment. */
+/**
+ * The path of a request target, without query or fragment, with runs of
+ * '/' read as one: a client that joins a base URL ending in '/' with a path
+ * starting with one (`//message:send`) reaches the same route. No §11.3
+ * path has an empty segment, so nothing else can be meant.
+ */
 function pathOf(url: string | undefined): string {
   const target = url ?? "/";
   const end = target.search(/[?#]/);
-  return end < 0 ? target : target.slice(0, end);
+  return (end < 0 ? target : target.slice(0, end)).replace(/\/{2,}/g, "/");
 }
