@@ -1,6 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { A2AError, ERROR_TABLE, type A2AErrorName, type ErrorRow, type FieldViolation } from "../core/index.js";
-import { ENVELOPE_ERRORS } from "../bindings/jsonrpc/index.js";
+import { A2AError, ENVELOPE_ERRORS, ERROR_TABLE, type A2AErrorName, type ErrorRow, type FieldViolation } from "../protocol/index.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { clientFailure, type ClientFailureKind } from "./client-failure.js";
 

@@ -19,8 +19,7 @@ import {
   type SubscribeToTaskRequest,
   type Task,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import type { A2AVersion } from "../bindings/http/index.js";
-import { dialectV03 } from "../bindings/jsonrpc/index.js";
+import { dialectV03, type A2AVersion } from "../protocol/index.js";
 import { decodeResult, encodeRequest } from "./proto-json.js";
 
 /** One JSON-RPC method: its name, how the request becomes params and the result becomes the generated type. */

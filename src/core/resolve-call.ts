@@ -1,6 +1,6 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import type { StoreScope } from "../store/index.js";
-import { A2AError } from "./a2a-error.js";
+import { A2AError } from "../protocol/index.js";
 import { scopeOf, serviceParamsKey } from "./call-context.js";
 import type { CoreDeps } from "./core-deps.js";
 import type { HostedAgent } from "./hosted-agent.js";

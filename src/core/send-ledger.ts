@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { create, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { MessageSchema, type Message } from "../../gen/a2a/v1/a2a_pb.js";
 import type { SendKey, SentMessage, StoreScope, TaskStore } from "../store/index.js";
-import { invalidParams } from "./a2a-error.js";
+import { invalidParams } from "../protocol/index.js";
 
 /** The request header (HTTP) / metadata key (gRPC, Connect) that names one send (IETF httpapi Idempotency-Key draft). */
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";

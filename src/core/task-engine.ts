@@ -15,10 +15,10 @@ import {
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { EventBus, type AgentExecutor, type EventSink, type ExecutionContext } from "../execution/index.js";
 import type { SendKey, StoreScope, TaskStore, TaskView } from "../store/index.js";
-import { A2AError } from "./a2a-error.js";
+import { A2AError } from "../protocol/index.js";
 import type { HostedAgent } from "./hosted-agent.js";
 import type { Logger } from "./logger.js";
-import { canTransition, isSettled, isTerminal, stateName } from "./task-state.js";
+import { canTransition, isSettled, isTerminal, stateName } from "../protocol/index.js";
 import { partProblem } from "./validate.js";
 
 /** A logged event as it travels on the bus, with whether it settled the task. */

@@ -13,7 +13,7 @@ export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js"
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
 export { scanJson, type JsonChild, type JsonScan } from "./json-scan.js";
 export { lastEventId } from "./last-event-id.js";
-export { readProtoJson, writeProtoJson } from "./proto-json.js";
+export { readProtoJson, writeProtoJson } from "../../protocol/index.js";
 export {
   EXTENSIONS_HEADER,
   extensionHeaders,

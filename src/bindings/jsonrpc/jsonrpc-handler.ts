@@ -31,7 +31,7 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from "./jsonrpc-envelope.js";
+} from "../../protocol/index.js";
 import { toJsonRpcError } from "./jsonrpc-errors.js";
 import { answerStream, drainStream } from "./jsonrpc-stream.js";
 import { readRpcBody, type RpcElement } from "./rpc-body.js";

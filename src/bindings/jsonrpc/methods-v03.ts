@@ -10,8 +10,11 @@ import {
   SubscribeToTaskRequestSchema,
   TaskPushNotificationConfigSchema,
 } from "../../../gen/a2a/v1/a2a_pb.js";
-import { lenientPushConfig, lenientSendRequest, readV1 } from "./dialect-v1.js";
-import {
+import { dialectV03, dialectV1 } from "../../protocol/index.js";
+import type { RpcMethod } from "./rpc-method.js";
+
+const { lenientPushConfig, lenientSendRequest, readV1 } = dialectV1;
+const {
   v03ToV1CancelParams,
   v03ToV1PushDeleteParams,
   v03ToV1PushGetParams,
@@ -25,8 +28,7 @@ import {
   v1ToV03SendResult,
   v1ToV03StreamResult,
   v1ToV03Task,
-} from "./dialect-v03.js";
-import type { RpcMethod } from "./rpc-method.js";
+} = dialectV03;
 
 const m = A2AService.method;
 

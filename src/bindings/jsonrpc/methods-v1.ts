@@ -21,8 +21,10 @@ import {
   TaskSchema,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { A2AServiceApi } from "../../core/index.js";
-import { lenientListTasksRequest, lenientPushConfig, lenientSendRequest, readV1, writeV1 } from "./dialect-v1.js";
+import { dialectV1 } from "../../protocol/index.js";
 import type { RpcMethod, StreamRpcMethod, UnaryRpcMethod } from "./rpc-method.js";
+
+const { lenientListTasksRequest, lenientPushConfig, lenientSendRequest, readV1, writeV1 } = dialectV1;
 
 const m = A2AService.method;
 

@@ -1,5 +1,5 @@
 import { exceedsJsonDepth, scanJson } from "../http/index.js";
-import { isJsonRpcId, type JsonRpcId } from "./jsonrpc-envelope.js";
+import { isJsonRpcId, type JsonRpcId } from "../../protocol/index.js";
 
 /** What the envelope of a request shows when the request nests too deeply to be read whole. */
 export interface DeepEnvelope {

@@ -9,7 +9,7 @@ import {
   type SendMessageResponse,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SentMessage, StoreScope } from "../../store/index.js";
-import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
 import { serviceParamsKey } from "../call-context.js";
 import { resolveCall } from "../resolve-call.js";
@@ -19,7 +19,7 @@ import type { HostedAgent } from "../hosted-agent.js";
 import { IDEMPOTENCY_KEY_HEADER, sendKeyOf, type PriorSend, type SendClaim } from "../send-ledger.js";
 import type { RunOptions } from "../task-engine.js";
 import { limitReached } from "../tenant-counter.js";
-import { isSettled, isTerminal, stateName } from "../task-state.js";
+import { isSettled, isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";
 import { checkAcceptedOutputModes, checkHistoryLength, checkMessageLimits, validateClientMessage } from "../validate.js";
 import { checkPushUrl, preparePushConfig, pushVersion } from "./push-configs.js";

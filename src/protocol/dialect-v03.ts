@@ -37,8 +37,9 @@ import {
   type TaskPushNotificationConfig,
   type TaskStatus,
   type TaskStatusUpdateEvent,
-} from "../../../gen/a2a/v1/a2a_pb.js";
-import { invalidParams, isSettled } from "../../core/index.js";
+} from "../../gen/a2a/v1/a2a_pb.js";
+import { invalidParams } from "./a2a-error.js";
+import { isSettled } from "./task-state.js";
 import type {
   V03AgentCard,
   V03Artifact,
