@@ -238,8 +238,9 @@ describe("A2A-Extensions, as in JSON-RPC (§3.2.6, §3.3.4)", () => {
     expect(r.headers.get("a2a-extensions")).toBe("urn:x:required, urn:x:optional");
   });
 
-  it("passes the activated extensions to the service", async () => {
+  // Core matches them against the agent the call resolves to, once for every binding (as gRPC/Connect pass them).
+  it("passes the extensions the client listed to the service, as gRPC and Connect do", async () => {
     await rest(t.url, "GET", "/tasks/none", { headers: { "A2A-Extensions": "urn:not:declared" } });
-    expect(seen.at(-1)?.extensions).toEqual([]);
+    expect(seen.at(-1)?.extensions).toEqual(["urn:not:declared"]);
   });
 });

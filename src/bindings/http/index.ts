@@ -23,7 +23,6 @@ export {
   parseExtensions,
   parseVersion,
   requestedVersion,
-  requireExtensions,
   SUPPORTED_VERSIONS,
   VERSION_HEADER,
   type A2AVersion,

@@ -1,5 +1,4 @@
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
-import { A2AError } from "../../core/index.js";
 import { EXTENSIONS_HEADER, parseExtensions, parseVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type A2AVersion } from "../../protocol/index.js";
 
 export { EXTENSIONS_HEADER, parseExtensions, parseVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type A2AVersion };
@@ -40,16 +39,6 @@ export function negotiateExtensions(req: HttpRequest, card: AgentCard): Extensio
   return { requested, activated, missingRequired };
 }
 
-/** §3.3.4: ExtensionSupportRequired when the card requires an extension the client did not activate. */
-export function requireExtensions(n: ExtensionNegotiation): void {
-  if (n.missingRequired.length === 0) return;
-  throw new A2AError(
-    "ExtensionSupportRequired",
-    `this agent requires the extension${n.missingRequired.length > 1 ? "s" : ""} ${n.missingRequired.join(", ")}; list ${n.missingRequired.length > 1 ? "them" : "it"} in the ${EXTENSIONS_HEADER} header`,
-    { metadata: { extensions: n.missingRequired.join(",") } },
-  );
-}
-
 /** Response headers that echo the activated extensions (§3.2.6). */
 export function extensionHeaders(n: ExtensionNegotiation): Record<string, string> {
   return n.activated.length > 0 ? { [EXTENSIONS_HEADER.toLowerCase()]: n.activated.join(", ") } : {};
@@ -67,8 +56,8 @@ export interface ServiceParamsNegotiation {
 /**
  * §3.2.6: reads A2A-Version (VersionNotSupported when the interface does
  * not speak it) and matches A2A-Extensions against the card, the same way
- * for every HTTP binding. Required extensions are checked per call with
- * `requireExtensions`, so that the refusal is that call's answer.
+ * for every HTTP binding. Required extensions are judged by core, once for
+ * every binding, against the agent a call resolves to (ExtensionSupportRequired).
  */
 export function negotiateServiceParams(req: HttpRequest, card: AgentCard, supported: readonly A2AVersion[] = SUPPORTED_VERSIONS): ServiceParamsNegotiation {
   const version = requestedVersion(req, supported);

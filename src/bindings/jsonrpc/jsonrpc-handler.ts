@@ -13,7 +13,6 @@ import {
   lastEventId,
   negotiateServiceParams,
   readBody,
-  requireExtensions,
   requireJsonContentType,
   sendJson,
   type A2AVersion,
@@ -111,7 +110,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
       signal,
       scope: options.scopeFor?.(x.req),
       version: x.version ?? method.version,
-      extensions: x.extensions.activated,
+      extensions: x.extensions.requested,
       protocolName: "jsonrpc",
     });
   }
@@ -119,7 +118,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
   /** One unary request's response (undefined for a notification). */
   async function callUnary(x: Exchange, request: JsonRpcRequest, method: UnaryRpcMethod): Promise<JsonRpcResponse | undefined> {
     try {
-      requireExtensions(x.extensions);
       const result = await method.invoke(options.service, paramsOf(request), contextFor(x, method, x.abort.signal));
       return request.notification ? undefined : resultResponse(request.id, result ?? null);
     } catch (e) {
@@ -130,7 +128,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
   function openStream(x: Exchange, request: JsonRpcRequest, method: StreamRpcMethod, signal: AbortSignal | undefined): () => ReturnType<StreamRpcMethod["open"]> {
     return () => {
-      requireExtensions(x.extensions);
       return method.open(options.service, paramsOf(request), contextFor(x, method, signal), method.resumable ? lastEventId(x.req) : undefined);
     };
   }

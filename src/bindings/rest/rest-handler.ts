@@ -10,7 +10,6 @@ import {
   lastEventId,
   negotiateServiceParams,
   queryParams,
-  requireExtensions,
   writeProtoJson,
   type A2AVersion,
   type HttpRequest,
@@ -103,11 +102,10 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         signal: abort.signal,
         scope: options.scopeFor?.(req),
         version: params.version ?? "1.0",
-        extensions: params.extensions.activated,
+        extensions: params.extensions.requested,
         protocolName: "rest",
       });
       if (route.kind === "unary") {
-        requireExtensions(params.extensions);
         const result = await route.invoke(options.service, input, ctx);
         if (!abort.signal.aborted) sendResult(req, res, result, headers);
         return true;
@@ -119,10 +117,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         abort,
         headers: streamHeaders,
         keepAliveMs: options.keepAliveMs,
-        open: () => {
-          requireExtensions(params.extensions);
-          return route.open(options.service, input, ctx, route.resumable ? lastEventId(req) : undefined);
-        },
+        open: () => route.open(options.service, input, ctx, route.resumable ? lastEventId(req) : undefined),
         // §11.7: each event is a bare StreamResponse.
         encode: (event) => JSON.stringify(writeProtoJson(StreamResponseSchema, event)),
         refuse: (e) => sendFailure(req, res, toRestFailure(e, logger, operation), streamHeaders),

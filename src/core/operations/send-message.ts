@@ -12,7 +12,7 @@ import type { SentMessage, StoreScope } from "../../store/index.js";
 import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
 import { serviceParamsKey } from "../call-context.js";
-import { resolveCall } from "../resolve-call.js";
+import { activatedExtensions, resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 import type { HostedAgent } from "../hosted-agent.js";
@@ -72,7 +72,7 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
       metadata: req.metadata,
       pushConfig,
       version: pushVersion(params.version),
-      extensions: params.extensions,
+      extensions: activatedExtensions(c.agent, params.extensions),
       record: claim.record,
     };
     const existing = c.message.taskId ? continuable(deps, c.scope, c.message) : undefined;
