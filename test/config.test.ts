@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { buildConfig, readConfigFile } from "../src/server/config/index.js";
 import { hashToken } from "../src/auth/index.js";
 import { configFiles, errorOf } from "./helpers/config-files.js";
+import { hubOptionsFromConfig } from "../src/server/index.js";
 
 const files = configFiles("a2a-hub-config-");
 afterAll(() => files.remove());
@@ -63,6 +64,31 @@ rateLimit: { burst: 5, perSecond: 1 }
     expect(buildConfig(src, { A2A_HUB_PORT: "2000" }, { port: 3000 }).port).toBe(3000);
     expect(buildConfig(src, { A2A_HUB_DATA: "fromenv" }).dataDir).toBe("fromenv");
     expect(errorOf(() => buildConfig(src, { A2A_HUB_PORT: "many" })).key).toBe("A2A_HUB_PORT");
+  });
+
+  it("retries by messageId: off by default, on hub-wide by file or A2A_HUB_RETRIES_BY_MESSAGE_ID, and per agent over the hub", () => {
+    expect(buildConfig(undefined, {}).retries).toEqual({});
+    expect(hubOptionsFromConfig(buildConfig(undefined, {})).retries).toBeUndefined();
+    const src = readConfigFile(
+      fileWith(
+        "retries.yaml",
+        `retries: { byMessageId: true }
+agents:
+  - { id: a, kind: echo }
+  - { id: b, kind: echo, retries: { byMessageId: false } }
+`,
+      ),
+    );
+    const config = buildConfig(src, {});
+    expect(config.retries).toEqual({ byMessageId: true });
+    expect(buildConfig(src, { A2A_HUB_RETRIES_BY_MESSAGE_ID: "0" }).retries).toEqual({ byMessageId: false });
+    expect(buildConfig(undefined, { A2A_HUB_RETRIES_BY_MESSAGE_ID: "1" }).retries).toEqual({ byMessageId: true });
+    const options = hubOptionsFromConfig(config);
+    expect(options.retries).toEqual({ byMessageId: true });
+    expect(options.agents?.map((a) => a.retries)).toEqual([undefined, { byMessageId: false }]);
+    const bad = readConfigFile(fileWith("retries-bad.yaml", "retries: { byMessageId: yes please }\n"));
+    expect(errorOf(() => buildConfig(bad, {})).key).toBe("retries.byMessageId");
+    expect(errorOf(() => buildConfig(undefined, { A2A_HUB_RETRIES_BY_MESSAGE_ID: "maybe" })).key).toBe("A2A_HUB_RETRIES_BY_MESSAGE_ID");
   });
 
   it("with no file: one echo agent, no tenants, loopback", () => {

@@ -20,14 +20,14 @@ import { startTestHub, type TestHub } from "./helpers/test-hub.js";
  */
 const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }> = {
   TaskNotFound: { jsonRpc: -32001, grpc: "NOT_FOUND", http: 404 },
-  TaskNotCancelable: { jsonRpc: -32002, grpc: "FAILED_PRECONDITION", http: 400 },
-  PushNotificationNotSupported: { jsonRpc: -32003, grpc: "FAILED_PRECONDITION", http: 400 },
-  UnsupportedOperation: { jsonRpc: -32004, grpc: "FAILED_PRECONDITION", http: 400 },
-  ContentTypeNotSupported: { jsonRpc: -32005, grpc: "INVALID_ARGUMENT", http: 400 },
-  InvalidAgentResponse: { jsonRpc: -32006, grpc: "INTERNAL", http: 500 },
+  TaskNotCancelable: { jsonRpc: -32002, grpc: "FAILED_PRECONDITION", http: 409 },
+  PushNotificationNotSupported: { jsonRpc: -32003, grpc: "UNIMPLEMENTED", http: 400 },
+  UnsupportedOperation: { jsonRpc: -32004, grpc: "UNIMPLEMENTED", http: 400 },
+  ContentTypeNotSupported: { jsonRpc: -32005, grpc: "INVALID_ARGUMENT", http: 415 },
+  InvalidAgentResponse: { jsonRpc: -32006, grpc: "INTERNAL", http: 502 },
   ExtendedAgentCardNotConfigured: { jsonRpc: -32007, grpc: "FAILED_PRECONDITION", http: 400 },
   ExtensionSupportRequired: { jsonRpc: -32008, grpc: "FAILED_PRECONDITION", http: 400 },
-  VersionNotSupported: { jsonRpc: -32009, grpc: "FAILED_PRECONDITION", http: 400 },
+  VersionNotSupported: { jsonRpc: -32009, grpc: "UNIMPLEMENTED", http: 400 },
   InvalidParams: { jsonRpc: -32602, grpc: "INVALID_ARGUMENT", http: 400 },
   // Ours, not the spec's: a configured limit; JSON-RPC's server-defined range as for rate limits.
   ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
@@ -113,6 +113,7 @@ const silent = { execute: async () => {} };
 
 let t: TestHub;
 let required: TestHub;
+let limited: TestHub;
 let completedId = "";
 let pushlessTaskId = "";
 beforeAll(async () => {
@@ -127,12 +128,16 @@ beforeAll(async () => {
   });
   // Extension negotiation reads the endpoint's card, the default agent's: a hub of its own.
   required = await startTestHub({ agents: [{ id: "echo", executor: new EchoAgent(), card: cardWith({ extensions: [{ uri: "urn:x:required", required: true }] }) }] });
+  // One run in flight per tenant, taken by a long task: the next send finds the limit reached.
+  limited = await startTestHub({ limits: { maxTasksInFlightPerTenant: 1 } });
+  await limited.client("grpc").sendMessage(textRequest("slow 60000", { configuration: { returnImmediately: true } }));
   completedId = (await sendText(t.url, "done")).id;
   pushlessTaskId = (await sendText(t.url, "input-required", { prefix: "/pushless" })).id;
 });
 afterAll(async () => {
   await t.stop();
   await required.stop();
+  await limited.stop();
 });
 
 /** One A2A error provoked over each binding. */
@@ -231,7 +236,49 @@ const PROVOCATIONS: Provocation[] = [
     jsonRpc: { method: "ListTasks", params: () => ({}) },
     rest: { method: "GET", path: () => "/tasks" },
   },
+  {
+    error: "ResourceExhausted",
+    why: "a send while the tenant's runs in flight are at limits.maxTasksInFlightPerTenant",
+    hub: () => limited,
+    grpc: (h) => h.client("grpc").sendMessage(textRequest("one too many")),
+    jsonRpc: { method: "SendMessage", params: () => ({ message: userMessage("one too many") }) },
+    rest: { method: "POST", path: () => "/message:send", body: () => ({ message: userMessage("one too many") }) },
+  },
 ];
+
+describe("the end-to-end walk covers the table", () => {
+  it("provokes every row of ERROR_TABLE except Internal (which no well-formed request can reach)", () => {
+    const provoked = new Set(PROVOCATIONS.map((p) => p.error));
+    expect((Object.keys(ERROR_TABLE) as A2AErrorName[]).filter((n) => !provoked.has(n))).toEqual(["Internal"]);
+  });
+});
+
+describe("a request body that is not JSON is ContentTypeNotSupported, judged before the body is read (§9.1, §11.1)", () => {
+  const row = ERROR_TABLE.ContentTypeNotSupported;
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml; charset=utf-8"])("JSON-RPC with Content-Type %s: -32005 with id null", async (type) => {
+    const res = await fetch(t.url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "GetTask", params: { id: completedId } }), headers: { "content-type": type } });
+    expect(res.status).toBe(200);
+    const json = (await res.json()) as any;
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32005 } });
+    expect(errorInfos(json.error.data).map((i) => i.reason)).toEqual([row.reason]);
+  });
+
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml; charset=utf-8"])("REST with Content-Type %s: 415 with a google.rpc.Status body", async (type) => {
+    const r = await rest(t.url, "POST", "/message:send", { body: { message: userMessage("hi") }, headers: { "content-type": type } });
+    expect(r.status, r.text).toBe(415);
+    expect(r.json.error).toMatchObject({ code: 415, status: "INVALID_ARGUMENT" });
+    expect(errorInfos(r.json.error.details).map((i) => i.reason)).toEqual([row.reason]);
+  });
+
+  it("application/json, application/a2a+json and no Content-Type at all are read as JSON", async () => {
+    for (const headers of [{ "content-type": "application/json" }, { "content-type": "application/a2a+json; charset=utf-8" }, {}] as Record<string, string>[]) {
+      // Bytes, not a string: fetch labels a string body text/plain by itself.
+      const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: completedId } }));
+      const res = await fetch(t.url, { method: "POST", body, headers });
+      expect(((await res.json()) as any).result?.id, JSON.stringify(headers)).toBe(completedId);
+    }
+  });
+});
 
 describe.each(PROVOCATIONS)("$error end to end ($why)", (p) => {
   const row = ERROR_TABLE[p.error];

@@ -29,14 +29,26 @@ import { dataEvents, type SseStream } from "./helpers/sse.js";
 import { CLIENT_FACTORIES } from "./helpers/tenant-clients.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub, type TransportName } from "./helpers/test-hub.js";
+import type { HubOptions } from "../src/server/index.js";
 
 /*
- * §3.3.1 idempotent sends: a SendMessage whose messageId the same tenant
- * already sent to the same agent answers with the first attempt's outcome
- * (its task as it stands now, or the agent's direct reply) instead of
- * starting a second task — on every binding, across bindings, when retries
- * race the original, and after a restart.
+ * §3.3.1 idempotent sends, in the two modes that key them: retries by
+ * messageId (opt-in, config `retries.byMessageId`) and an Idempotency-Key
+ * header (gRPC/Connect metadata) whatever the setting. A keyed send the same
+ * tenant already sent to the same agent answers with the first attempt's
+ * outcome (its task as it stands now, or the agent's direct reply) instead
+ * of starting a second task — on every binding, across bindings, when
+ * retries race the original, and after a restart. By default (neither),
+ * every send is a new message.
  */
+
+/** How sends are keyed: by messageId (opt-in), by an Idempotency-Key header, or not at all (the default). */
+type Mode = "byMessageId" | "idempotencyKey" | "none";
+let mode: Mode = "none";
+/** The hub options of a mode. */
+const modeOptions = (m: Mode = mode): HubOptions => (m === "byMessageId" ? { retries: { byMessageId: true } } : {});
+/** The Idempotency-Key of a send in header mode: one per messageId, so a resent message is a retry. */
+const keyHeaders = (send: Send): Record<string, string> => (mode === "idempotencyKey" ? { "idempotency-key": `key-${send.messageId}` } : {});
 
 /** Where a sender sends: the hub's root by default, or one agent's endpoints as one tenant. */
 interface Target {
@@ -147,7 +159,7 @@ const connectUnary =
   (name: TransportName): Sender =>
   async (target, send) => {
     try {
-      return responseOutcome(await target.client(name).sendMessage(request(send, target.agent)));
+      return responseOutcome(await target.client(name).sendMessage(request(send, target.agent), { headers: keyHeaders(send) }));
     } catch (e) {
       throw refusedByConnect(e);
     }
@@ -157,7 +169,7 @@ const connectStreaming =
   (name: TransportName): Sender =>
   async (target, send) => {
     try {
-      return streamOutcome(await collect(target.client(name).sendStreamingMessage(request(send, target.agent))));
+      return streamOutcome(await collect(target.client(name).sendStreamingMessage(request(send, target.agent), { headers: keyHeaders(send) })));
     } catch (e) {
       throw refusedByConnect(e);
     }
@@ -177,30 +189,30 @@ const SENDERS = {
   grpc: connectUnary("grpc"),
   "grpc-web": connectUnary("grpc-web"),
   jsonrpc: async (target, send) => {
-    const r = await post(target.rpcUrl, rpc("SendMessage", toJson(SendMessageRequestSchema, request(send))), target.headers);
+    const r = await post(target.rpcUrl, rpc("SendMessage", toJson(SendMessageRequestSchema, request(send))), { ...target.headers, ...keyHeaders(send) });
     if (r.json?.error) throw rpcRefusal(r.json);
     return responseOutcome(fromJson(SendMessageResponseSchema, r.json.result));
   },
   "jsonrpc-v0.3": async (target, send) => {
-    const r = await post(target.rpcUrl, rpc("message/send", v03Params(send)), target.headers);
+    const r = await post(target.rpcUrl, rpc("message/send", v03Params(send)), { ...target.headers, ...keyHeaders(send) });
     if (r.json?.error) throw rpcRefusal(r.json);
     return v03Outcome(r.json.result);
   },
   rest: async (target, send) => {
-    const r = await rest(target.restBase, "POST", "/message:send", { body: toJson(SendMessageRequestSchema, request(send)), headers: target.headers });
+    const r = await rest(target.restBase, "POST", "/message:send", { body: toJson(SendMessageRequestSchema, request(send)), headers: { ...target.headers, ...keyHeaders(send) } });
     if (r.status !== 200) throw refusedByDetails(`http ${r.status} ${r.json?.error?.status}`, r.json?.error?.details);
     return responseOutcome(fromJson(SendMessageResponseSchema, r.json));
   },
   "grpc-stream": connectStreaming("grpc"),
   "grpc-web-stream": connectStreaming("grpc-web"),
   "jsonrpc-stream": async (target, send) => {
-    const s = await openRpcStream(target.rpcUrl, "SendStreamingMessage", toJson(SendMessageRequestSchema, request(send)), { headers: target.headers });
+    const s = await openRpcStream(target.rpcUrl, "SendStreamingMessage", toJson(SendMessageRequestSchema, request(send)), { headers: { ...target.headers, ...keyHeaders(send) } });
     const data = await sseData(s, rpcRefusal);
     for (const d of data) if (d.error) throw rpcRefusal(d);
     return streamOutcome(data.map((d) => fromJson(StreamResponseSchema, d.result as JsonValue)));
   },
   "jsonrpc-v0.3-stream": async (target, send) => {
-    const s = await openRpcStream(target.rpcUrl, "message/stream", v03Params(send), { headers: target.headers });
+    const s = await openRpcStream(target.rpcUrl, "message/stream", v03Params(send), { headers: { ...target.headers, ...keyHeaders(send) } });
     const data = await sseData(s, rpcRefusal);
     for (const d of data) if (d.error) throw rpcRefusal(d);
     const first = v03Outcome(data[0].result);
@@ -208,7 +220,7 @@ const SENDERS = {
     return last.kind === "status-update" ? { ...first, state: v03State(last.status.state) } : first;
   },
   "rest-stream": async (target, send) => {
-    const s = await openStream(target.restBase, "POST", "/message:stream", { body: toJson(SendMessageRequestSchema, request(send)), headers: target.headers });
+    const s = await openStream(target.restBase, "POST", "/message:stream", { body: toJson(SendMessageRequestSchema, request(send)), headers: { ...target.headers, ...keyHeaders(send) } });
     const data = await sseData(s, (json) => refusedByDetails(`http ${s.status} ${json?.error?.status}`, json?.error?.details));
     for (const d of data) if (d.error) throw refusedByDetails(`http ${d.error.code} ${d.error.status}`, d.error.details);
     return streamOutcome(data.map((d) => fromJson(StreamResponseSchema, d as JsonValue)));
@@ -291,9 +303,17 @@ async function waitForTaskIn(t: TestHub, contextId: string, state: TaskState): P
 
 const newContext = (what: string) => `${what}-${randomUUID()}`;
 
+describe.each(["byMessageId", "idempotencyKey"] as const)("retries keyed by %s", (m) => {
+beforeAll(() => {
+  mode = m;
+});
+afterAll(() => {
+  mode = "none";
+});
+
 let t: TestHub;
 beforeAll(async () => {
-  t = await startTestHub();
+  t = await startTestHub(modeOptions());
 });
 afterAll(async () => {
   await t?.stop();
@@ -376,8 +396,9 @@ describe("what counts as the same message", () => {
       r.message!.extensions = extensions;
       return r;
     };
-    const a = responseOutcome(await t.client("grpc").sendMessage(req({ attempt: 1 }, [])));
-    const b = responseOutcome(await t.client("connect-h1").sendMessage(req({ attempt: 2, retriedBy: "client" }, ["https://example.com/ext/v1"])));
+    const headers = keyHeaders({ text: "", messageId });
+    const a = responseOutcome(await t.client("grpc").sendMessage(req({ attempt: 1 }, []), { headers }));
+    const b = responseOutcome(await t.client("connect-h1").sendMessage(req({ attempt: 2, retriedBy: "client" }, ["https://example.com/ext/v1"]), { headers }));
     expect(a.state).toBe(TaskState.COMPLETED);
     expect(b).toEqual(a);
     expect((await tasksIn(t, contextId)).map((task) => task.id)).toEqual([a.taskId]);
@@ -387,7 +408,7 @@ describe("what counts as the same message", () => {
   // undefined: a retry may list the same entries in another order.
   it("a JSON-RPC retry whose data part lists the same object's keys in another order is a retry, not a different message", async () => {
     const messageId = randomUUID();
-    const sendData = (data: object) => post(t.url, rpc("SendMessage", { message: { messageId, role: "ROLE_USER", parts: [{ data }] } }));
+    const sendData = (data: object) => post(t.url, rpc("SendMessage", { message: { messageId, role: "ROLE_USER", parts: [{ data }] } }), keyHeaders({ text: "", messageId }));
     const first = await sendData({ city: "Paris", days: 3 });
     expect(first.json.result?.task?.id, first.text).toEqual(expect.any(String));
     const retry = await sendData({ days: 3, city: "Paris" });
@@ -400,7 +421,7 @@ describe("what counts as the same message", () => {
     const send = async (metadata: JsonObject) => {
       const req = textRequest("same text, same part metadata", { messageId });
       req.message!.parts[0]!.metadata = metadata;
-      return responseOutcome(await t.client("grpc").sendMessage(req));
+      return responseOutcome(await t.client("grpc").sendMessage(req, { headers: keyHeaders({ text: "", messageId }) }));
     };
     const first = await send({ lang: "en", source: "ui" });
     expect(first.taskId).toEqual(expect.any(String));
@@ -424,7 +445,7 @@ const lateEcho: AgentExecutor = {
 describe("retries that race the original", () => {
   let late: TestHub;
   beforeAll(async () => {
-    late = await startTestHub({ agents: [{ id: "echo", executor: lateEcho, card: echoCard() }] });
+    late = await startTestHub({ ...modeOptions(), agents: [{ id: "echo", executor: lateEcho, card: echoCard() }] });
   });
   afterAll(async () => {
     await late?.stop();
@@ -478,8 +499,8 @@ describe("retries that race the original", () => {
   });
 });
 
-describe("a messageId reused for a different message", () => {
-  it.each(SENDER_NAMES)("over %s, other text under a used messageId is InvalidParams naming message.messageId, and nothing stored changes", async (name) => {
+describe.runIf(m === "idempotencyKey")("an Idempotency-Key reused for a different message", () => {
+  it.each(SENDER_NAMES)("over %s, other text under a used key is InvalidParams naming idempotency-key, and nothing stored changes", async (name) => {
     const contextId = newContext(`reuse-${name}`);
     const original: Send = { text: "the original words", messageId: randomUUID(), contextId };
     const first = await SENDERS.grpc(rootTarget(t), original);
@@ -487,7 +508,7 @@ describe("a messageId reused for a different message", () => {
     const before = await t.client("grpc").getTask({ id: first.taskId! });
 
     const refused = await refusal(SENDERS[name](rootTarget(t), { ...original, text: "some other words" }));
-    expect({ code: refused.code, reason: refused.reason, fields: refused.fields }).toEqual(invalidParams(name, "message.messageId"));
+    expect({ code: refused.code, reason: refused.reason, fields: refused.fields }).toEqual(invalidParams(name, "idempotency-key"));
 
     expect((await tasksIn(t, contextId)).map((task) => task.id)).toEqual([first.taskId]);
     const after = await t.client("grpc").getTask({ id: first.taskId! });
@@ -497,35 +518,63 @@ describe("a messageId reused for a different message", () => {
     expect(await SENDERS[name](rootTarget(t), original)).toEqual(first);
   });
 
-  it("the same text under a used messageId but with another contextId or taskId is InvalidParams too, and nothing stored changes", async () => {
+  it("the same text under a used key but with another contextId or taskId is InvalidParams too, and nothing stored changes", async () => {
     const contextId = newContext("reuse-ids");
     const original: Send = { text: "hello once", messageId: randomUUID(), contextId };
     const first = await SENDERS.rest(rootTarget(t), original);
     const otherContext = newContext("reuse-ids-other");
     const byContext = await refusal(SENDERS.jsonrpc(rootTarget(t), { ...original, contextId: otherContext }));
     expect(byContext.code).toBe("jsonrpc -32602");
-    expect(byContext.fields).toEqual(["message.messageId"]);
+    expect(byContext.fields).toEqual(["idempotency-key"]);
     expect(await tasksIn(t, otherContext)).toEqual([]);
 
     const parked = await parkedTask(t, newContext("reuse-ids-parked"));
     const byTask = await refusal(SENDERS.grpc(rootTarget(t), { ...original, contextId: undefined, taskId: parked.id }));
     expect(byTask.code).toBe("rpc InvalidArgument");
-    expect(byTask.fields).toEqual(["message.messageId"]);
+    expect(byTask.fields).toEqual(["idempotency-key"]);
     const untouched = await t.client("grpc").getTask({ id: parked.id });
     expect(untouched.status?.state).toBe(TaskState.INPUT_REQUIRED);
     expect(untouched.history.filter((m) => m.role === Role.USER).map((m) => m.messageId)).toEqual([parked.messageId]);
     expect((await tasksIn(t, contextId)).map((task) => task.id)).toEqual([first.taskId]);
   });
 
-  it("a messageId first used by a follow-up cannot start a new task", async () => {
+  it("a key first used by a follow-up cannot start a new task", async () => {
     const parked = await parkedTask(t, newContext("reuse-follow-up"));
     const followUp: Send = { text: "the answer", messageId: randomUUID(), taskId: parked.id };
     expect(await SENDERS.grpc(rootTarget(t), followUp)).toMatchObject({ taskId: parked.id, state: TaskState.COMPLETED });
     const before = await taskCount(t);
     const refused = await refusal(SENDERS.rest(rootTarget(t), { ...followUp, taskId: undefined }));
     expect(refused.code).toBe("http 400 INVALID_ARGUMENT");
-    expect(refused.fields).toEqual(["message.messageId"]);
+    expect(refused.fields).toEqual(["idempotency-key"]);
     expect(await taskCount(t)).toBe(before);
+  });
+});
+
+describe.runIf(m === "byMessageId")("a messageId reused for a different message is a new message, not an error", () => {
+  it.each(SENDER_NAMES)("over %s, other text under a used messageId starts its own task, and the original stays a retry of the first send", async (name) => {
+    const contextId = newContext(`reuse-${name}`);
+    const original: Send = { text: "the original words", messageId: randomUUID(), contextId };
+    const first = await SENDERS.grpc(rootTarget(t), original);
+    const before = await t.client("grpc").getTask({ id: first.taskId! });
+
+    const other = await SENDERS[name](rootTarget(t), { ...original, text: "some other words" });
+    expect(other).toEqual({ taskId: expect.any(String), contextId, state: TaskState.COMPLETED });
+    expect(other.taskId).not.toBe(first.taskId);
+    expect((await t.client("grpc").getTask({ id: other.taskId! })).history.map(textOf)[0]).toBe("some other words");
+
+    expect(await t.client("grpc").getTask({ id: first.taskId! })).toEqual(before);
+    expect(await SENDERS[name](rootTarget(t), original)).toEqual(first);
+    expect(new Set((await tasksIn(t, contextId)).map((task) => task.id))).toEqual(new Set([first.taskId, other.taskId]));
+  });
+
+  it("the same text under a used messageId but with another taskId joins that task, and the first task is untouched", async () => {
+    const original: Send = { text: "hello once", messageId: randomUUID(), contextId: newContext("reuse-ids") };
+    const first = await SENDERS.rest(rootTarget(t), original);
+    const parked = await parkedTask(t, newContext("reuse-ids-parked"));
+    const joined = await SENDERS.grpc(rootTarget(t), { ...original, contextId: undefined, taskId: parked.id });
+    expect(joined).toMatchObject({ taskId: parked.id, state: TaskState.COMPLETED });
+    expect(await userMessageIds(t, parked.id)).toEqual([parked.messageId, original.messageId]);
+    expect(await SENDERS.jsonrpc(rootTarget(t), original)).toEqual(first);
   });
 });
 
@@ -559,7 +608,7 @@ describe("tenants and agents", () => {
   let th: TestHub;
 
   beforeAll(async () => {
-    th = await startTestHub(tenantHubOptions(TOKENS, [{ id: "alpha" }, { id: "beta" }]));
+    th = await startTestHub({ ...modeOptions(), ...tenantHubOptions(TOKENS, [{ id: "alpha" }, { id: "beta" }]) });
   });
   afterAll(async () => {
     await th?.stop();
@@ -608,7 +657,7 @@ describe("tenants and agents", () => {
     expect(await c2.get(one.taskId!)).toBe("not-found");
   });
 
-  it("a second tenant reusing another tenant's messageId with other text is not refused: the ledger is per tenant", async () => {
+  it("a second tenant reusing another tenant's key with other text is not refused: the ledger is per tenant", async () => {
     const messageId = randomUUID();
     const one = await SENDERS.rest(tenantTarget("t1", "alpha"), { text: "tenant one's words", messageId });
     const two = await SENDERS.rest(tenantTarget("t2", "alpha"), { text: "tenant two's words", messageId });
@@ -628,12 +677,12 @@ describe("tenants and agents", () => {
 });
 
 describe("the ledger is durable", () => {
-  it("after a restart on the same data, retries return the task, the direct reply and the refusal the first process gave", async () => {
+  it("after a restart on the same data, retries return the task and the direct reply the first process gave, and a changed message is judged alike", async () => {
     const dataDir = tempDataDir();
     let first: TestHub | undefined;
     let second: TestHub | undefined;
     try {
-      first = await startTestHub({ dataDir });
+      first = await startTestHub({ ...modeOptions(), dataDir });
       const done: Send = { text: "remember me", messageId: randomUUID(), contextId: newContext("durable") };
       const reply: Send = { text: "message", messageId: randomUUID() };
       const inFlight: Send = { text: "slow 60000", messageId: randomUUID(), returnImmediately: true };
@@ -646,19 +695,57 @@ describe("the ledger is durable", () => {
       await first.stop();
       first = undefined;
 
-      second = await startTestHub({ dataDir });
+      second = await startTestHub({ ...modeOptions(), dataDir });
       expect(await SENDERS.grpc(rootTarget(second), done)).toEqual(doneOutcome);
       expect(await SENDERS["jsonrpc-stream"](rootTarget(second), done)).toEqual(doneOutcome);
       expect(await SENDERS.rest(rootTarget(second), reply)).toEqual(replyOutcome);
       // The task the first process left working ended FAILED at the restart; its retry answers it, not a new run.
       expect(await SENDERS["jsonrpc-v0.3"](rootTarget(second), { ...inFlight, returnImmediately: false })).toEqual({ ...inFlightOutcome, state: TaskState.FAILED });
       expect(await taskCount(second)).toBe(2);
-      const refused = await refusal(SENDERS["connect-h2"](rootTarget(second), { ...done, text: "not what I said" }));
-      expect(refused.fields).toEqual(["message.messageId"]);
+      if (mode === "idempotencyKey") {
+        const refused = await refusal(SENDERS["connect-h2"](rootTarget(second), { ...done, text: "not what I said" }));
+        expect(refused.fields).toEqual(["idempotency-key"]);
+      } else {
+        expect((await SENDERS["connect-h2"](rootTarget(second), { ...done, text: "not what I said" })).taskId).not.toBe(doneOutcome.taskId);
+      }
     } finally {
       await first?.stop();
       await second?.stop();
       removeDir(dataDir);
     }
+  });
+});
+});
+
+describe("by default every send is a new message (§3.3.1 dedupe is a MAY)", () => {
+  let d: TestHub;
+  beforeAll(async () => {
+    mode = "none";
+    d = await startTestHub();
+  });
+  afterAll(async () => {
+    await d?.stop();
+  });
+
+  it.each(SENDER_NAMES)("over %s, ten sends sharing one messageId, identical and different, are ten tasks", async (name) => {
+    const contextId = newContext(`default-${name}`);
+    const messageId = randomUUID();
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < 10; i++) {
+      // Even sends repeat one message word for word; odd ones say something new under the same id.
+      outcomes.push(await SENDERS[name](rootTarget(d), { text: i % 2 === 0 ? "the same words" : `words number ${i}`, messageId, contextId }));
+    }
+    for (const o of outcomes) expect(o).toEqual({ taskId: expect.any(String), contextId, state: TaskState.COMPLETED });
+    expect(new Set(outcomes.map((o) => o.taskId)).size).toBe(10);
+    expect(await tasksIn(d, contextId)).toHaveLength(10);
+  });
+
+  it("an Idempotency-Key still dedupes the one request that carries it, whatever the retries setting", async () => {
+    const send: Send = { text: "keyed once", messageId: randomUUID() };
+    const key = { "idempotency-key": `"${randomUUID()}"` };
+    const first = await SENDERS.rest({ ...rootTarget(d), headers: key }, send);
+    expect(await SENDERS.jsonrpc({ ...rootTarget(d), headers: key }, send)).toEqual(first);
+    const unkeyed = await SENDERS.rest(rootTarget(d), send);
+    expect(unkeyed.taskId).not.toBe(first.taskId);
   });
 });

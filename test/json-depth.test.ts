@@ -56,15 +56,17 @@ describe(`the default JSON nesting limit (${DEFAULT_MAX_JSON_DEPTH})`, () => {
     expect(r.json.result?.task?.status?.state, r.text).toBe("TASK_STATE_COMPLETED");
   });
 
-  it("JSON-RPC refuses one level more with -32600 naming the limit, id null", async () => {
+  it("JSON-RPC refuses one level more with -32600 naming the limit, echoing the request's id", async () => {
     const r = await post(t.url, rpcBodyOfDepth(DEFAULT_MAX_JSON_DEPTH + 1));
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining(`limit of ${DEFAULT_MAX_JSON_DEPTH} (limits.maxJsonDepth)`) } });
+    expect(r.json).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32600, message: expect.stringContaining(`limit of ${DEFAULT_MAX_JSON_DEPTH} (limits.maxJsonDepth)`) } });
   });
 
-  it("JSON-RPC refuses 10,000 levels of [ before parsing, and stays responsive", async () => {
+  it("JSON-RPC refuses 10,000 levels of [ (a batch of one too-deep element) without parsing it, and stays responsive", async () => {
     const r = await post(t.url, "[".repeat(10_000) + "]".repeat(10_000));
-    expect(r.json).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining("limits.maxJsonDepth") } });
+    expect(r.json).toEqual([{ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("limits.maxJsonDepth") } }]);
+    const broken = await post(t.url, "[".repeat(10_000) + "]".repeat(9_999));
+    expect(broken.json).toMatchObject({ id: null, error: { code: -32700 } });
     const again = await post(t.url, rpc("GetTask", { id: "t-unknown" }));
     expect(again.json.error.code).toBe(-32001);
   });
@@ -95,9 +97,13 @@ describe("a configured JSON nesting limit", () => {
   it("holds on JSON-RPC, for a single request and a batch alike", async () => {
     expect((await post(t.url, rpcBodyOfDepth(limit))).json.result?.task).toBeDefined();
     const single = await post(t.url, rpcBodyOfDepth(limit + 1));
-    expect(single.json).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining("limit of 8 (limits.maxJsonDepth)") } });
-    const batch = await post(t.url, `[${rpcBodyOfDepth(limit)}]`);
-    expect(batch.json).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining("limit of 8") } });
+    expect(single.json).toMatchObject({ id: 7, error: { code: -32600, message: expect.stringContaining("limit of 8 (limits.maxJsonDepth)") } });
+    // The batch's array is one level more: that element alone is refused; its neighbour within the limit is answered.
+    const batch = await post(t.url, `[${rpcBodyOfDepth(limit)}, ${JSON.stringify(rpc("GetTask", { id: "t-unknown" }, 8))}]`);
+    expect(batch.json).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32600, message: expect.stringContaining("limit of 8") } },
+      { jsonrpc: "2.0", id: 8, error: expect.objectContaining({ code: -32001 }) },
+    ]);
   });
 
   it("holds on REST, under a tenant prefix and an agent's base path too", async () => {

@@ -72,6 +72,19 @@ describe("v0.3 dialect: every message type survives v1.0 → v0.3 → v1.0", () 
     expectSame(PartSchema, back, part);
   });
 
+  it.each([["a string", "hello"], ["a number", 42], ["an array", [1, "two"]], ["null", null], ["a boolean", false]] as Array<[string, JsonValue]>)(
+    "a data part holding %s is wrapped as {value} for v0.3, whose DataPart allows only objects",
+    (_name, value) => {
+      const part = create(PartSchema, { content: { case: "data", value: fromJson(ValueSchema, value) } });
+      expect(wire(d.v1ToV03Part(part))).toEqual({ kind: "data", data: { value } });
+    },
+  );
+
+  it("an object data part is not wrapped", () => {
+    const part = create(PartSchema, { content: { case: "data", value: fromJson(ValueSchema, { value: 1, b: [2] }) } });
+    expect(wire(d.v1ToV03Part(part))).toEqual({ kind: "data", data: { value: 1, b: [2] } });
+  });
+
   it("Message", () => {
     const out = wire(d.v1ToV03Message(agentMessage));
     expect(out).toMatchObject({ kind: "message", role: "agent", messageId: "m-2" });

@@ -65,8 +65,8 @@ describe("JSON-RPC envelope errors", () => {
   });
 
   it("answers params of the wrong shape with -32602 and a BadRequest naming the field", async () => {
+    // A string params is no structured value at all: -32600 (JSON-RPC 2.0 §4), in jsonrpc-corners.test.ts.
     const cases: Array<[unknown, string]> = [
-      ["x", "params"],
       [[1, 2], "params"],
       [{}, "id"],
       [{ id: { not: "a string" } }, "id"],
@@ -247,10 +247,11 @@ describe("A2A-Extensions", () => {
     expect(r.headers.get("a2a-extensions")).toBe("urn:x:required, urn:x:optional");
   });
 
-  it("passes the activated extensions to the service", async () => {
+  // Core matches them against the agent the call resolves to, once for every binding (as gRPC/Connect pass them).
+  it("passes the extensions the client listed to the service, as gRPC and Connect do", async () => {
     seen.length = 0;
     await post(t.url, rpc("GetTask", { id: "nope" }), { "A2A-Extensions": "urn:not:declared" });
-    expect(seen.at(-1)?.extensions).toEqual([]);
+    expect(seen.at(-1)?.extensions).toEqual(["urn:not:declared"]);
   });
 });
 

@@ -179,6 +179,8 @@ describe("v0.3 methods", () => {
   it("refuses params of the wrong shape with -32602", async () => {
     await fails(t.url, "message/send", { message: { kind: "message", role: "user", parts: [{ kind: "text", text: "no id" }] } }, -32602);
     await fails(t.url, "message/send", { message: v03Message("x"), configuration: { blocking: "no" } }, -32602);
-    await fails(t.url, "tasks/get", "x", -32602);
+    await fails(t.url, "tasks/get", [1], -32602);
+    // JSON-RPC 2.0 §4: params that is not an object or an array makes the request invalid.
+    await fails(t.url, "tasks/get", "x", -32600);
   });
 });

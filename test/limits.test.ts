@@ -108,7 +108,7 @@ async function expectInvalidParamsEverywhere(body: () => JsonObject, field: stri
 
   const reply = await rest(open.url, "POST", "/message:send", { body: body() });
   expect(reply.status, reply.text).toBe(400);
-  expect(reply.type).toBe("application/a2a+json");
+  expect(reply.type).toBe("application/json");
   expect(reply.json.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT", message: expect.stringContaining(named) });
   expect(restViolatedFields(reply)).toEqual([field]);
 }
@@ -497,7 +497,7 @@ describe("limits set through the configuration", () => {
     // maxJsonDepth: at it served, one more refused on JSON-RPC and REST.
     expect((await post(url, rpcBodyOfDepth(DEPTH))).json.result?.task).toBeDefined();
     const deep = await post(url, rpcBodyOfDepth(DEPTH + 1));
-    expect(deep.json).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining(`limit of ${DEPTH} (limits.maxJsonDepth)`) } });
+    expect(deep.json).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringContaining(`limit of ${DEPTH} (limits.maxJsonDepth)`) } });
     expect((await rest(url, "POST", "/message:send", { raw: restBodyOfDepth(DEPTH) })).status).toBe(200);
     const deepRest = await rest(url, "POST", "/message:send", { raw: restBodyOfDepth(DEPTH + 1) });
     expectStatusError(deepRest, 400, "INVALID_ARGUMENT");

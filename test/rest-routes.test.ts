@@ -19,7 +19,7 @@ afterAll(async () => {
 describe("the hub serves HTTP+JSON at its root (§11.3)", () => {
   it("lists the HTTP+JSON interface in the agent card beside JSON-RPC and gRPC", async () => {
     const card = (await rest(t.url, "GET", "/.well-known/agent-card.json")).json;
-    expect(card.supportedInterfaces).toContainEqual({ url: t.url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" });
+    expect(card.supportedInterfaces).toContainEqual({ url: t.url.replace(/\/$/, ""), protocolBinding: "HTTP+JSON", protocolVersion: "1.0" });
     expect(card.supportedInterfaces.map((i: any) => i.protocolBinding)).toEqual(expect.arrayContaining(["JSONRPC", "GRPC", "HTTP+JSON"]));
   });
 
@@ -30,10 +30,10 @@ describe("the hub serves HTTP+JSON at its root (§11.3)", () => {
 });
 
 describe("POST /message:send (§11.3.1)", () => {
-  it("answers the SendMessageResponse as application/a2a+json", async () => {
+  it("answers the SendMessageResponse as application/json when Accept names no JSON type", async () => {
     const r = await rest(t.url, "POST", "/message:send", { body: { message: userMessage("hello rest") } });
     expect(r.status).toBe(200);
-    expect(r.type).toBe("application/a2a+json");
+    expect(r.type).toBe("application/json");
     expect(Object.keys(r.json)).toEqual(["task"]);
     expect(r.json.task).toMatchObject({ id: expect.any(String), contextId: expect.any(String), status: { state: "TASK_STATE_COMPLETED" } });
     expect(r.json.task.artifacts[0].parts).toEqual([{ text: "hello rest" }]);
@@ -59,7 +59,7 @@ describe("POST /message:send (§11.3.1)", () => {
 describe("task routes (§11.3.2)", () => {
   it("GET /tasks/{id} answers the task", async () => {
     const sent = await sendText(t.url, "get me");
-    const r = await rest(t.url, "GET", `/tasks/${sent.id}`);
+    const r = await rest(t.url, "GET", `/tasks/${sent.id}`, { headers: { accept: "application/a2a+json" } });
     expect(r.status).toBe(200);
     expect(r.type).toBe("application/a2a+json");
     expect(r.json).toMatchObject({ id: sent.id, contextId: sent.contextId, status: { state: "TASK_STATE_COMPLETED" } });
@@ -128,7 +128,7 @@ describe("push notification config routes (§11.3.3)", () => {
 
 describe("GET /extendedAgentCard (§11.3.4)", () => {
   it("is UnsupportedOperation when the card does not declare one", async () => {
-    expectStatusError(await rest(t.url, "GET", "/extendedAgentCard"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION");
+    expectStatusError(await rest(t.url, "GET", "/extendedAgentCard"), 400, "UNIMPLEMENTED", "UNSUPPORTED_OPERATION");
   });
 
   it("answers the configured extended card", async () => {
@@ -151,9 +151,9 @@ describe("the /{tenant} prefix", () => {
     const task = await sendText(t.url, "tenant echo", { prefix: "/echo" });
     expect((await rest(t.url, "GET", `/echo/tasks/${task.id}`)).json.id).toBe(task.id);
     expect((await rest(t.url, "GET", `/echo/tasks?contextId=${task.contextId}`)).json.tasks).toHaveLength(1);
-    expectStatusError(await rest(t.url, "POST", `/echo/tasks/${task.id}:cancel`), 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE");
+    expectStatusError(await rest(t.url, "POST", `/echo/tasks/${task.id}:cancel`), 409, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE");
     expect((await rest(t.url, "GET", `/echo/tasks/${task.id}/pushNotificationConfigs`)).json).toEqual({ configs: [] });
-    expectStatusError(await rest(t.url, "GET", "/echo/extendedAgentCard"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION");
+    expectStatusError(await rest(t.url, "GET", "/echo/extendedAgentCard"), 400, "UNIMPLEMENTED", "UNSUPPORTED_OPERATION");
   });
 
   it("answers a tenant no agent has as the core does: not found (§13.1)", async () => {
@@ -225,7 +225,7 @@ describe("over HTTP/2 (h2c on the same port)", () => {
     };
     try {
       const sent = await call(
-        { ":method": "POST", ":path": "/message:send", "content-type": "application/a2a+json" },
+        { ":method": "POST", ":path": "/message:send", "content-type": "application/a2a+json", accept: "application/a2a+json" },
         JSON.stringify({ message: userMessage("over h2") }),
       );
       expect(sent.status).toBe(200);

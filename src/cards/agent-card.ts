@@ -21,7 +21,9 @@ export interface CardOptions {
 
 /**
  * §8.3.1: the agent's public card, listing every binding the server serves
- * with absolute URLs (§4.4.6) under `baseUrl`.
+ * with absolute URLs (§4.4.6) under `baseUrl`. An HTTP interface URL never
+ * ends in '/' (`http://host:port`, `http://host:port/v1/a2a/agents/id`):
+ * clients join it with a path that starts with one.
  */
 export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: readonly ServedInterface[], options: CardOptions = {}): AgentCard {
   const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
@@ -48,11 +50,13 @@ export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: read
 /**
  * An interface's absolute URL. The GRPC interface is the `hostname:port`
  * that gRPC clients dial (AgentInterface.url in a2a.proto after v1.0.1):
- * grpc-js and the official SDK read a scheme as part of a DNS name.
+ * grpc-js and the official SDK read a scheme as part of a DNS name. The
+ * HTTP bindings' URLs carry no trailing '/', so clients that append
+ * "/message:send" get one slash.
  */
 function interfaceUrl(i: ServedInterface, base: string): string {
   const url = new URL(i.path.replace(/^\//, ""), base);
   // The port is always written: a gRPC client's default port is 443, even for a plaintext base URL.
   if (i.protocolBinding === "GRPC") return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
-  return url.toString();
+  return url.toString().replace(/\/+$/, "");
 }

@@ -8,18 +8,34 @@ const V03_TRANSPORT: Readonly<Record<string, string>> = { JSONRPC: "JSONRPC", GR
 /** The served card, as bytes and the validator that names them. */
 export interface CardDocument {
   readonly body: string;
-  /** Strong ETag: a hash of the body (§8.6.1). */
+  /** Strong ETag: a hash of the body (§8.6.1), so each form has its own. */
   readonly etag: string;
 }
 
+/** Which shape of the card a client reads: exactly the v1.0 AgentCard, or that plus the v0.3 fields. */
+export type CardForm = "1.0" | "0.3";
+
 /**
- * The card as JSON: ProtoJSON of the v1.0 AgentCard (§5.5), plus the v0.3
- * top-level fields (`url`, `preferredTransport`, `protocolVersion`,
- * `additionalInterfaces`) so that v0.3 clients can read the same document.
- * v1.0 clients see `supportedInterfaces` and ignore the rest (§5.7).
+ * §3.6.2: the card form a request's A2A-Version asks for. A 1.x (or later
+ * major) version gets the v1.0 card; no header is read as 0.3, as are 0.x
+ * versions. A value that names no version at all gets the form of no
+ * header: a card is discovery, not an operation to refuse.
  */
-export function cardDocument(card: AgentCard): CardDocument {
+export function cardFormFor(version: string | undefined): CardForm {
+  const major = /^\s*(\d+)(?:\.\d+)*\s*$/.exec(version ?? "")?.[1];
+  return major !== undefined && Number(major) >= 1 ? "1.0" : "0.3";
+}
+
+/**
+ * The card as JSON: ProtoJSON of the v1.0 AgentCard (§5.5). The "1.0" form
+ * is exactly that (the v1.0 JSON schema allows no other top-level field);
+ * the "0.3" form adds the v0.3 top-level fields (`url`,
+ * `preferredTransport`, `protocolVersion`, `additionalInterfaces`) beside
+ * `supportedInterfaces`, so v0.3 clients read their own fields from it.
+ */
+export function cardDocument(card: AgentCard, form: CardForm = "0.3"): CardDocument {
   const json = toJson(AgentCardSchema, card) as JsonObject;
+  if (form === "1.0") return documentOf(json);
   const interfaces = card.supportedInterfaces;
   const preferred = interfaces.find((i) => i.protocolBinding === "JSONRPC") ?? interfaces[0];
   const legacy: JsonObject = {};
@@ -37,6 +53,10 @@ export function cardDocument(card: AgentCard): CardDocument {
       })
       .map((i) => ({ url: i.url, transport: V03_TRANSPORT[i.protocolBinding] ?? i.protocolBinding }));
   }
-  const body = JSON.stringify({ ...json, ...legacy });
+  return documentOf({ ...json, ...legacy });
+}
+
+function documentOf(json: JsonObject): CardDocument {
+  const body = JSON.stringify(json);
   return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
 }

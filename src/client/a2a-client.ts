@@ -18,8 +18,7 @@ import {
   type SubscribeToTaskRequest,
   type Task,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { EXTENSIONS_HEADER, VERSION_HEADER } from "../bindings/http/index.js";
-import { isA2AError } from "../core/index.js";
+import { EXTENSIONS_HEADER, isA2AError, VERSION_HEADER } from "../protocol/index.js";
 import { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 import { fetchAgentCard } from "./agent-card-fetch.js";
 import { BINDING_NAMES, type BindingName } from "./binding.js";

@@ -1,7 +1,5 @@
 import { AgentCardSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { VERSION_HEADER } from "../bindings/http/index.js";
-import { dialectV03 } from "../bindings/jsonrpc/index.js";
-import { A2AError } from "../core/index.js";
+import { A2AError, dialectV03, VERSION_HEADER } from "../protocol/index.js";
 import { clientFailureOf, invalidResponse } from "./client-failure.js";
 import { httpCall, readJson, throwHttpError } from "./http-call.js";
 import { decodeResult } from "./proto-json.js";

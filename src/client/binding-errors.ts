@@ -1,6 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { A2AError, ERROR_TABLE, type A2AErrorName, type ErrorRow, type FieldViolation } from "../core/index.js";
-import { ENVELOPE_ERRORS } from "../bindings/jsonrpc/index.js";
+import { A2AError, ENVELOPE_ERRORS, ERROR_TABLE, type A2AErrorName, type ErrorRow, type FieldViolation } from "../protocol/index.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { clientFailure, type ClientFailureKind } from "./client-failure.js";
 
@@ -116,9 +115,9 @@ export function fromHttpError(status: number, statusText: string, body: unknown)
   if (status === 405 || status === 501) return build("UnsupportedOperation", what, facts, { httpStatus: String(status) });
   if (status === 415) return build("ContentTypeNotSupported", what, facts, { httpStatus: String(status) });
   // §11.6 makes ErrorInfo mandatory for A2A errors, so without one only the
-  // statuses every A2A server uses for validation (400, with BadRequest) and
-  // for its own failures (500) are A2A errors; a 404 is then a wrong URL.
-  if (status === 400 || status === 500) return build(pick(namesWhere((row) => row.httpStatus === status)) ?? "Internal", message || what, facts, { httpStatus: String(status) });
+  // statuses every A2A server uses for validation (400, with BadRequest), for
+  // its own failures (500) and §5.4's one 409 are A2A errors; a 404 is then a wrong URL.
+  if (status === 400 || status === 409 || status === 500) return build(pick(namesWhere((row) => row.httpStatus === status)) ?? "Internal", message || what, facts, { httpStatus: String(status) });
   return clientFailure("HTTP_STATUS", what, undefined, { httpStatus: String(status) });
 }
 

@@ -1,4 +1,4 @@
-import { parseVersion, type A2AVersion } from "../bindings/http/index.js";
+import { parseVersion, type A2AVersion } from "../protocol/index.js";
 
 /** The bindings this client speaks, by the short names the CLI and configs use. */
 export type BindingName = "jsonrpc" | "rest" | "grpc";

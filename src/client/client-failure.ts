@@ -1,4 +1,4 @@
-import { A2AError } from "../core/index.js";
+import { A2AError } from "../protocol/index.js";
 
 /**
  * Failures of the exchange rather than of the A2A operation: the server was

@@ -1,7 +1,7 @@
 import { ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { A2AService, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
-import { isA2AError } from "../core/index.js";
+import { isA2AError } from "../protocol/index.js";
 import { fromConnectError } from "./binding-errors.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";
 

@@ -1,6 +1,5 @@
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import type { A2AVersion } from "../bindings/http/index.js";
-import { A2AError } from "../core/index.js";
+import { A2AError, type A2AVersion } from "../protocol/index.js";
 import { BINDING_NAMES, bindingOf, PROTOCOL_BINDINGS, SPOKEN_VERSIONS, versionOf, type BindingName } from "./binding.js";
 
 /** The interface of a card a client talks to. */

@@ -1,14 +1,5 @@
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import type { DescMethod, MessageShape } from "@bufbuild/protobuf";
 import {
-  CancelTaskRequestSchema,
-  GetTaskRequestSchema,
-  ListTasksRequestSchema,
-  ListTasksResponseSchema,
-  SendMessageRequestSchema,
-  SendMessageResponseSchema,
-  StreamResponseSchema,
-  SubscribeToTaskRequestSchema,
-  TaskSchema,
   type CancelTaskRequest,
   type GetTaskRequest,
   type ListTasksRequest,
@@ -19,8 +10,7 @@ import {
   type SubscribeToTaskRequest,
   type Task,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import type { A2AVersion } from "../bindings/http/index.js";
-import { dialectV03 } from "../bindings/jsonrpc/index.js";
+import { dialectV03, OPERATIONS, type A2AVersion, type Operation } from "../protocol/index.js";
 import { decodeResult, encodeRequest } from "./proto-json.js";
 
 /** One JSON-RPC method: its name, how the request becomes params and the result becomes the generated type. */
@@ -47,19 +37,29 @@ export interface JsonRpcDialect {
   readonly subscribe: JsonRpcStreamOp<SubscribeToTaskRequest>;
 }
 
-function v1<Req extends DescMessage, Res extends DescMessage>(method: string, req: Req, res: Res): JsonRpcOp<MessageShape<Req>, MessageShape<Res>> {
-  return { method, params: (r) => encodeRequest(req, r), result: (json) => decodeResult(res, json, `the ${method} result`) };
+/** An operation's v1.0 method: its name and ProtoJSON request and result, from the one operation table. */
+function v1<M extends DescMethod>(op: Operation<M>): JsonRpcOp<MessageShape<M["input"]>, MessageShape<M["output"]>> {
+  const method = op.jsonRpc.v1;
+  const input: M["input"] = op.rpc.input;
+  const output: M["output"] = op.rpc.output;
+  return { method, params: (r) => encodeRequest(input, r), result: (json) => decodeResult(output, json, `the ${method} result`) };
+}
+
+/** An operation's v0.3 method name. */
+function v03Name(op: Operation): string {
+  if (!op.jsonRpc.v03) throw new Error(`${op.rpc.name} has no v0.3 JSON-RPC method`);
+  return op.jsonRpc.v03;
 }
 
 /** §9.4: v1.0 methods, PascalCase, ProtoJSON params and results. */
 export const JSONRPC_V1: JsonRpcDialect = {
   version: "1.0",
-  send: v1("SendMessage", SendMessageRequestSchema, SendMessageResponseSchema),
-  stream: v1("SendStreamingMessage", SendMessageRequestSchema, StreamResponseSchema),
-  get: v1("GetTask", GetTaskRequestSchema, TaskSchema),
-  list: v1("ListTasks", ListTasksRequestSchema, ListTasksResponseSchema),
-  cancel: v1("CancelTask", CancelTaskRequestSchema, TaskSchema),
-  subscribe: v1("SubscribeToTask", SubscribeToTaskRequestSchema, StreamResponseSchema),
+  send: v1(OPERATIONS.sendMessage),
+  stream: v1(OPERATIONS.sendStreamingMessage),
+  get: v1(OPERATIONS.getTask),
+  list: v1(OPERATIONS.listTasks),
+  cancel: v1(OPERATIONS.cancelTask),
+  subscribe: v1(OPERATIONS.subscribeToTask),
 };
 
 /** A v0.3 status-update with `final: true` is the last event of its stream (v0.3 schema). */
@@ -74,30 +74,30 @@ function isFinal(json: unknown): boolean {
 export const JSONRPC_V03: JsonRpcDialect = {
   version: "0.3",
   send: {
-    method: "message/send",
+    method: v03Name(OPERATIONS.sendMessage),
     params: (r) => dialectV03.v1ToV03SendParams(r),
-    result: (json) => decodeResult(SendMessageResponseSchema, dialectV03.v03ToV1SendResult(json), "the message/send result"),
+    result: (json) => decodeResult(OPERATIONS.sendMessage.rpc.output, dialectV03.v03ToV1SendResult(json), "the message/send result"),
   },
   stream: {
-    method: "message/stream",
+    method: v03Name(OPERATIONS.sendStreamingMessage),
     params: (r) => dialectV03.v1ToV03SendParams(r),
-    result: (json) => decodeResult(StreamResponseSchema, dialectV03.v03ToV1StreamResult(json), "a message/stream event"),
+    result: (json) => decodeResult(OPERATIONS.sendStreamingMessage.rpc.output, dialectV03.v03ToV1StreamResult(json), "a message/stream event"),
     last: isFinal,
   },
   get: {
-    method: "tasks/get",
+    method: v03Name(OPERATIONS.getTask),
     params: (r) => dialectV03.v1ToV03TaskQuery(r),
-    result: (json) => decodeResult(TaskSchema, dialectV03.v03ToV1Task(json), "the tasks/get result"),
+    result: (json) => decodeResult(OPERATIONS.getTask.rpc.output, dialectV03.v03ToV1Task(json), "the tasks/get result"),
   },
   cancel: {
-    method: "tasks/cancel",
+    method: v03Name(OPERATIONS.cancelTask),
     params: (r) => dialectV03.v1ToV03CancelParams(r),
-    result: (json) => decodeResult(TaskSchema, dialectV03.v03ToV1Task(json), "the tasks/cancel result"),
+    result: (json) => decodeResult(OPERATIONS.cancelTask.rpc.output, dialectV03.v03ToV1Task(json), "the tasks/cancel result"),
   },
   subscribe: {
-    method: "tasks/resubscribe",
+    method: v03Name(OPERATIONS.subscribeToTask),
     params: (r) => dialectV03.v1ToV03SubscribeParams(r),
-    result: (json) => decodeResult(StreamResponseSchema, dialectV03.v03ToV1StreamResult(json), "a tasks/resubscribe event"),
+    result: (json) => decodeResult(OPERATIONS.subscribeToTask.rpc.output, dialectV03.v03ToV1StreamResult(json), "a tasks/resubscribe event"),
     last: isFinal,
   },
 };

@@ -1,5 +1,5 @@
 import type { StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AError } from "../core/index.js";
+import { A2AError } from "../protocol/index.js";
 import { fromJsonRpcError } from "./binding-errors.js";
 import { invalidResponse } from "./client-failure.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";

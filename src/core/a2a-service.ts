@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS, type CoreDeps, type CoreLimits } from "./core-deps.js";
 import type { HostedAgent } from "./hosted-agent.js";
 import { stderrLogger, type Logger } from "./logger.js";
 import * as op from "./operations/index.js";
-import { SendLedger } from "./send-ledger.js";
+import { DEFAULT_RETRY_POLICY, SendLedger, type RetryPolicy } from "./send-ledger.js";
 import { TenantCounter } from "./tenant-counter.js";
 import { TaskEngine } from "./task-engine.js";
 
@@ -17,6 +17,8 @@ export interface CoreOptions {
   readonly defaultAgentId?: string;
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
+  /** Hub-wide retry handling (default: every send is new); agents may override it. */
+  readonly retries?: Partial<RetryPolicy>;
   /** §13.2: checks webhook URLs when configs are created. */
   readonly pushUrlRefusal?: (url: string) => Promise<string | undefined>;
 }
@@ -50,6 +52,7 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     logger,
     limits,
     sends: new SendLedger(options.store),
+    retries: { ...DEFAULT_RETRY_POLICY, ...options.retries },
     streams: new TenantCounter(limits.maxStreamsPerTenant, "open streams", "maxStreamsPerTenant"),
     pushUrlRefusal: options.pushUrlRefusal,
   };

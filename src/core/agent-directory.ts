@@ -1,5 +1,5 @@
 import type { StoreScope } from "../store/index.js";
-import { A2AError, invalidParams } from "./a2a-error.js";
+import { A2AError, invalidParams } from "../protocol/index.js";
 import type { CallScope } from "./call-context.js";
 import type { HostedAgent } from "./hosted-agent.js";
 

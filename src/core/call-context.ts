@@ -38,7 +38,7 @@ export const callScopeKey = createContextKey<CallScope>(
 export interface ServiceParams {
   /** Major.Minor of A2A-Version, "" when the client sent none. */
   readonly version: string;
-  /** Extension URIs the client activated with A2A-Extensions. */
+  /** Extension URIs the client listed in A2A-Extensions; core matches them against the agent it resolves. */
   readonly extensions: readonly string[];
 }
 

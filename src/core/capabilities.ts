@@ -1,4 +1,4 @@
-import { A2AError } from "./a2a-error.js";
+import { A2AError } from "../protocol/index.js";
 import type { HostedAgent } from "./hosted-agent.js";
 
 /** §3.3.4: streaming operations need `capabilities.streaming`. */

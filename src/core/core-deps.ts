@@ -1,7 +1,7 @@
 import type { TaskStore } from "../store/index.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import type { Logger } from "./logger.js";
-import type { SendLedger } from "./send-ledger.js";
+import type { RetryPolicy, SendLedger } from "./send-ledger.js";
 import type { TaskEngine } from "./task-engine.js";
 import type { TenantCounter } from "./tenant-counter.js";
 
@@ -57,8 +57,10 @@ export interface CoreDeps {
   readonly agents: AgentDirectory;
   readonly logger: Logger;
   readonly limits: CoreLimits;
-  /** §3.3.1: the outcome of every client messageId, so a retry is not a second task. */
+  /** §3.3.1: the outcome of every keyed send, so a retry is not a second task. */
   readonly sends: SendLedger;
+  /** The hub-wide retry policy; an agent's own `retries` overrides it. */
+  readonly retries: RetryPolicy;
   /** Open streams per tenant (limits.maxStreamsPerTenant). */
   readonly streams: TenantCounter;
   /** §13.2: why a webhook URL may not be used (resolved and checked), or undefined when it may. */

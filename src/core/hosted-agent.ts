@@ -1,5 +1,6 @@
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import type { AgentExecutor } from "../execution/index.js";
+import type { RetryPolicy } from "./send-ledger.js";
 
 /**
  * An agent the hub serves: its executor and the card facts core enforces
@@ -13,4 +14,6 @@ export interface HostedAgent {
   readonly card: AgentCard;
   /** §3.1.11: the card for authenticated callers, when the card declares one. */
   readonly extendedCard?: AgentCard;
+  /** This agent's retry handling, over the hub-wide one. */
+  readonly retries?: Partial<RetryPolicy>;
 }

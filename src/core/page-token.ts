@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ListCursor } from "../store/index.js";
-import { invalidParams } from "./a2a-error.js";
+import { invalidParams } from "../protocol/index.js";
 
 /**
  * §3.1.4 cursor pagination: a token names the last task of a page by its

@@ -14,11 +14,11 @@ import {
   type TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { EventBus, type AgentExecutor, type EventSink, type ExecutionContext } from "../execution/index.js";
-import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
-import { A2AError } from "./a2a-error.js";
+import type { SendKey, StoreScope, TaskStore, TaskView } from "../store/index.js";
+import { A2AError } from "../protocol/index.js";
 import type { HostedAgent } from "./hosted-agent.js";
 import type { Logger } from "./logger.js";
-import { canTransition, isSettled, isTerminal, stateName } from "./task-state.js";
+import { canTransition, isSettled, isTerminal, stateName } from "../protocol/index.js";
 import { partProblem } from "./validate.js";
 
 /** A logged event as it travels on the bus, with whether it settled the task. */
@@ -39,8 +39,8 @@ export interface RunOptions {
   /** The A2A version of the request, which the push config's payloads follow. */
   readonly version?: string;
   readonly extensions: readonly string[];
-  /** §3.3.1: the client message's fingerprint; its outcome is recorded with the task so a retry finds it. */
-  readonly fingerprint?: Uint8Array;
+  /** §3.3.1: the ledger key and fingerprint of the send; its outcome is recorded with the task so a retry finds it. */
+  readonly record?: { readonly key: SendKey; readonly fingerprint: Uint8Array };
 }
 
 interface Run {
@@ -182,7 +182,7 @@ export class TaskEngine {
     const key = this.key(scope, task.id);
     this.batch();
     this.store.appendHistory(scope, task.id, userMessage);
-    this.rememberSent(scope, userMessage, options, { taskId: task.id });
+    this.rememberSent(scope, options, { taskId: task.id });
     if (!this.runs.has(key) && task.state !== TaskState.WORKING) this.writeStatus(scope, task.id, task.contextId, TaskState.WORKING);
     // Read before the agent starts: an agent may publish synchronously inside execute().
     const snapshot = this.store.snapshot(scope, task.id, view)!;
@@ -296,7 +296,7 @@ export class TaskEngine {
           run.replied = true;
           const reply = create(MessageSchema, { ...message, taskId: "" });
           this.batch();
-          this.rememberSent(run.scope, run.userMessage, run.options, { reply });
+          this.rememberSent(run.scope, run.options, { reply });
           this.afterCommit(() => run.resolveFirst({ kind: "message", message: reply }));
           return true;
         }
@@ -374,7 +374,7 @@ export class TaskEngine {
     this.batch();
     const seq = this.store.createTask(run.scope, { id: run.taskId, contextId: run.contextId, status, history: [run.userMessage], metadata: run.options.metadata }, event);
     if (run.options.pushConfig) this.store.putPushConfig(run.scope, { ...run.options.pushConfig, taskId: run.taskId }, run.options.version);
-    this.rememberSent(run.scope, run.userMessage, run.options, { taskId: run.taskId });
+    this.rememberSent(run.scope, run.options, { taskId: run.taskId });
     run.created = true;
     run.state = TaskState.SUBMITTED;
     this.afterCommit(() => {
@@ -384,9 +384,9 @@ export class TaskEngine {
   }
 
   /** §3.3.1: records what a client message led to, in the open batch, so the record is as durable as the outcome. */
-  private rememberSent(scope: StoreScope, message: Message, options: RunOptions, outcome: { taskId?: string; reply?: Message }): void {
-    if (!options.fingerprint) return;
-    this.store.rememberSent(scope, { messageId: message.messageId, fingerprint: options.fingerprint, ...outcome });
+  private rememberSent(scope: StoreScope, options: RunOptions, outcome: { taskId?: string; reply?: Message }): void {
+    if (!options.record) return;
+    this.store.rememberSent(scope, { ...options.record, ...outcome });
   }
 
   /** Stores a status change, logs and publishes its event; the one path every status takes. */

@@ -3,7 +3,7 @@ import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
 import type { CoreLimits } from "./core-deps.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
-import { isSettled } from "./task-state.js";
+import { isSettled } from "../protocol/index.js";
 
 /** The limits a stream's live tail is kept within. */
 export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallMs">;

@@ -1,4 +1,4 @@
-import { A2AError } from "./a2a-error.js";
+import { A2AError } from "../protocol/index.js";
 
 /**
  * Counts something each tenant holds open (streams, say) against a limit,

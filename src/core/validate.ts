@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { Role, type Message, type Part } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AError, invalidParams } from "./a2a-error.js";
+import { A2AError, invalidParams } from "../protocol/index.js";
 import { effectiveMediaType, mediaTypeAccepted } from "./media-types.js";
 
 /** §3.2.4: historyLength is unset or a non-negative count. */

@@ -139,6 +139,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   });
 
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
+  // Cards are built from the configuration, fixed since start: their Last-Modified (§8.6).
+  const cardsSince = new Date();
   const handle = async (req: HttpRequest, res: HttpResponse): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
@@ -152,7 +154,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     }
     if (path === WELL_KNOWN_CARD_PATH && req.method === "GET") {
       // §8.2; with several agents, arbiter's minimal stub: it names no agent.
-      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), vary, options.cardSigning, origin.baseUrl);
+      if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), { since: cardsSince, vary, signing: options.cardSigning, baseUrl: origin.baseUrl });
       const caching: Record<string, string> =
         vary.length > 0 ? { "cache-control": "private, max-age=300", vary: vary.join(", ") } : { "cache-control": "public, max-age=300" };
       return sendJson(res, 200, discoveryStub(origin.baseUrl, bearerAuth), caching);
@@ -176,7 +178,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (refuseHttp(res, a.decision)) return;
       if (rest_ === "/agent-card.json" && req.method === "GET") {
         const card = a.decision.ok ? agentCard(req, agentId) : undefined;
-        return card ? sendCard(req, res, card, vary, options.cardSigning, origin.baseUrl) : notFound(req, res);
+        return card ? sendCard(req, res, card, { since: cardsSince, vary, signing: options.cardSigning, baseUrl: origin.baseUrl }) : notFound(req, res);
       }
       // The REST routes of §11.3 under the agent's base path.
       (req as { url: string }).url = (rest_ || "/") + (q < 0 ? "" : url.slice(q));

@@ -66,7 +66,8 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     config.agents.forEach((a, i) => {
       const factory = factories[a.kind];
       if (!factory) throw new ConfigError(`agents[${i}].kind`, `no agent kind ${a.kind}`, where(`agents[${i}].kind`));
-      agents.push(factory(a, `agents[${i}].options`));
+      const hosted = factory(a, `agents[${i}].options`);
+      agents.push(a.retries?.byMessageId === undefined ? hosted : { ...hosted, retries: { byMessageId: a.retries.byMessageId } });
     });
     if (config.remoteRegistry) agents.push(...loadRemoteRegistry(config.remoteRegistry));
   } catch (e) {
@@ -87,6 +88,7 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
   const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, ...coreLimits } = config.limits;
   return {
     limits: coreLimits,
+    retries: config.retries.byMessageId === undefined ? undefined : { byMessageId: config.retries.byMessageId },
     maxBodyBytes,
     maxJsonDepth,
     headersTimeoutMs,

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { createA2ACore, DEFAULT_LIMITS, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type Logger } from "../core/index.js";
+import { createA2ACore, DEFAULT_LIMITS, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -39,6 +39,8 @@ export interface HubOptions {
   /** Where the hub reports problems; default: nowhere (the CLI passes one that writes to stderr). */
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
+  /** Hub-wide retry handling: `{ byMessageId: true }` makes a resent messageId a retry (§3.3.1); default off. */
+  readonly retries?: Partial<SendRetryPolicy>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
   readonly push?: AddressPolicyOptions & { readonly retry?: RetryPolicy; readonly timeoutMs?: number };
   /** Tenants, their tokens, which agents they may call, rate limits; default: no authentication, one open tenant. */
@@ -116,6 +118,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     agents: await signedExtendedCards(options.agents ?? defaultAgents(), options.cardSigning, options.publicBaseUrl),
     logger,
     limits: options.limits,
+    retries: options.retries,
     pushUrlRefusal: (url) => pushUrlRefusal(url, policy),
   });
   const push = new PushDeliveryWorker(store, logger, {

@@ -5,6 +5,7 @@ export type {
   LoggedEvent,
   NewTask,
   PushDelivery,
+  SendKey,
   SentMessage,
   StoreScope,
   TaskHead,

@@ -88,11 +88,21 @@ export interface NewTask {
 }
 
 /**
+ * What names a send in the ledger: the client's messageId (§3.3.1, when
+ * retries by messageId are on) or an Idempotency-Key request header (IETF
+ * httpapi-idempotency-key draft). The two are separate namespaces.
+ */
+export interface SendKey {
+  readonly by: "messageId" | "idempotencyKey";
+  readonly value: string;
+}
+
+/**
  * What became of a client message (§3.3.1): the task it started or joined,
  * or the agent's direct reply. `fingerprint` identifies the message's content.
  */
 export interface SentMessage {
-  readonly messageId: string;
+  readonly key: SendKey;
   readonly fingerprint: Uint8Array;
   readonly taskId?: string;
   readonly reply?: Message;
@@ -130,10 +140,10 @@ export interface TaskStore {
   /** Logged events with seq > afterSeq, in order; at most `limit` of them when given. */
   eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[];
   listTasks(scope: StoreScope, query: TaskQuery): TaskPage;
-  /** Records the outcome of a client message; the first record of a messageId wins. */
+  /** Records the outcome of a client message; the first record of a key wins. */
   rememberSent(scope: StoreScope, sent: SentMessage): void;
-  /** The recorded outcome of a client message, if any. */
-  findSent(scope: StoreScope, messageId: string): SentMessage | undefined;
+  /** The recorded outcome of the send with this key, if any. */
+  findSent(scope: StoreScope, key: SendKey): SentMessage | undefined;
   /** Tasks left SUBMITTED or WORKING by a previous process, across every scope. */
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }>;
 

@@ -56,7 +56,7 @@ function textDepth(text: string): number {
 }
 
 /** The outcome of parsing a body the way a JSON facade must before answering it. */
-type Parsed = { readonly kind: "tooLarge" } | { readonly kind: "unparsable"; readonly deep: boolean } | { readonly kind: "tooDeep" } | { readonly kind: "json"; readonly value: unknown };
+type Parsed = { readonly kind: "tooLarge" } | { readonly kind: "unparsable" } | { readonly kind: "json"; readonly value: unknown; readonly deep: boolean };
 
 function parseBody(body: string | Uint8Array, limits: FuzzLimits): Parsed {
   const { bytes, text } = bodyText(body);
@@ -66,9 +66,9 @@ function parseBody(body: string | Uint8Array, limits: FuzzLimits): Parsed {
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: "unparsable", deep };
+    return { kind: "unparsable" };
   }
-  return deep ? { kind: "tooDeep" } : { kind: "json", value };
+  return { kind: "json", value, deep };
 }
 
 /** Internal details must never reach a client (§3.3.2): stack frames, file paths. */
@@ -144,6 +144,8 @@ function shapeOf(v: unknown): RequestShape {
   const id = hasId && idOk ? (o.id as string | number | null) : null;
   if (hasId && !idOk) return { valid: false, notification: false, id: null };
   if (o.jsonrpc !== "2.0" || typeof o.method !== "string") return { valid: false, notification: false, id };
+  // §4: params, when present, is an object or an array; otherwise not even a notification is valid.
+  if ("params" in o && (typeof o.params !== "object" || o.params === null)) return { valid: false, notification: false, id };
   return { valid: true, notification: !hasId, id, method: o.method };
 }
 
@@ -151,6 +153,12 @@ function shapeOf(v: unknown): RequestShape {
 function versionRefused(headers: Readonly<Record<string, string>>): boolean {
   const v = headers["a2a-version"]?.trim() ?? "";
   return v !== "" && !/^(1(\.0(\.\d+)?)?|0\.3(\.\d+)?)$/.test(v);
+}
+
+/** §9.1: whether the request declares a body that is not JSON (then the answer is -32005, id null, unread). */
+function notJson(headers: Readonly<Record<string, string>>, body: string | Uint8Array): boolean {
+  const type = headers["content-type"]?.split(";")[0]!.trim().toLowerCase() ?? "";
+  return type !== "" && type !== "application/json" && !/^application\/[^/\s]+\+json$/.test(type) && bodyText(body).bytes > 0;
 }
 
 /** Problems with one response object; `expected` is the request it answers (undefined: it can only be an error with id null). */
@@ -211,17 +219,18 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   if (reply.status !== 200 && reply.status !== 204) return [`HTTP ${reply.status} (${reply.type}): ${reply.body.toString("utf8").slice(0, 300)}`];
   const parsed = parseBody(c.body, limits);
   const refused = versionRefused(c.headers);
+  const unreadable = !refused && notJson(c.headers, c.body);
   const single = parsed.kind === "json" && !Array.isArray(parsed.value) ? shapeOf(parsed.value) : undefined;
 
   if (reply.status === 204) {
     if (reply.body.length > 0) return ["204 with a body"];
     const batch = parsed.kind === "json" && Array.isArray(parsed.value) ? parsed.value : undefined;
     const onlyNotifications = single?.valid === true ? single.notification : batch !== undefined && batch.length > 0 && batch.length <= 100 && batch.every((v) => shapeOf(v).notification);
-    return !refused && onlyNotifications ? [] : ["204 (no answer) to a request that needs one"];
+    return !refused && !unreadable && onlyNotifications ? [] : ["204 (no answer) to a request that needs one"];
   }
 
   if (reply.type === "text/event-stream") {
-    if (refused || !single?.valid || single.notification || !STREAM_METHODS.has(single.method!)) return ["an event stream answers a request that is not a streaming call"];
+    if (refused || unreadable || !single?.valid || single.notification || !STREAM_METHODS.has(single.method!)) return ["an event stream answers a request that is not a streaming call"];
     let events: SseMessage[];
     try {
       events = await sseEvents(reply.body);
@@ -250,13 +259,13 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   const json = body.value;
 
   if (refused) return expectError(json, -32009, undefined, codes);
+  if (unreadable) return expectError(json, -32005, undefined, codes);
   switch (parsed.kind) {
     case "tooLarge":
       return expectError(json, -32600, `${limits.maxBodyBytes}`, codes);
-    case "tooDeep":
-      return expectError(json, -32600, "limits.maxJsonDepth", codes);
     case "unparsable":
-      return parsed.deep && json?.error?.code === -32600 ? expectError(json, -32600, "limits.maxJsonDepth", codes) : expectError(json, -32700, undefined, codes);
+      // Not JSON is -32700 however deep it nests (JSON-RPC 2.0 §5.1).
+      return expectError(json, -32700, undefined, codes);
   }
   const value = parsed.value;
   if (Array.isArray(value)) {
@@ -286,7 +295,11 @@ async function judgeRpc(c: RpcCase, reply: RawReply, limits: FuzzLimits, codes: 
   if (Array.isArray(json)) return ["a single request answered with an array"];
   const problems = checkResponse(json, single, "answer", codes);
   if (problems.length > 0) return problems;
-  if (!single!.valid) {
+  if (parsed.deep) {
+    // Past the nesting limit a request is refused (-32600 naming the limit) with the id its envelope shows.
+    if (json.error?.code !== -32600 || !String(json.error.message).includes("limits.maxJsonDepth")) problems.push(`a request past the depth limit answered ${JSON.stringify(json).slice(0, 200)}`);
+    if (single!.valid && single!.notification) problems.push("a notification was answered");
+  } else if (!single!.valid) {
     if (json.error?.code !== -32600) problems.push(`an invalid request object answered ${JSON.stringify(json).slice(0, 200)}, not -32600`);
   } else if (!isMethod(single!.method!)) {
     if (json.error?.code !== -32601) problems.push(`an unknown method answered ${JSON.stringify(json).slice(0, 200)}, not -32601`);
@@ -339,7 +352,7 @@ async function judgeRestReply(c: RestCase, reply: RawReply): Promise<string[]> {
         return bad ? [`event ${i}: ${bad}`] : [];
       });
     }
-    if (reply.type !== "application/a2a+json") return [`200 with Content-Type ${reply.type}, not application/a2a+json`];
+    if (reply.type !== "application/a2a+json" && reply.type !== "application/json") return [`200 with Content-Type ${reply.type}, not a JSON type`];
     const body = parseJson(reply.body);
     if (!body.ok || body.value === null || typeof body.value !== "object" || Array.isArray(body.value)) return [`200 whose body is not a JSON object: ${reply.body.toString("utf8").slice(0, 200)}`];
     const schema = c.route?.startsWith(`${c.method} `) ? ROUTE_RESPONSES.get(c.route) : undefined;

@@ -8,10 +8,13 @@ export { BodyAbortedError, BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { httpCallContext, type FacadeCall } from "./facade-context.js";
+export { callUnary, openSequenced } from "./service-call.js";
 export { abandonBody, headerValue, isHttp2, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
+export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
+export { scanJson, type JsonChild, type JsonScan } from "./json-scan.js";
 export { lastEventId } from "./last-event-id.js";
-export { readProtoJson, writeProtoJson } from "./proto-json.js";
+export { readProtoJson, writeProtoJson } from "../../protocol/index.js";
 export {
   EXTENSIONS_HEADER,
   extensionHeaders,
@@ -20,7 +23,6 @@ export {
   parseExtensions,
   parseVersion,
   requestedVersion,
-  requireExtensions,
   SUPPORTED_VERSIONS,
   VERSION_HEADER,
   type A2AVersion,

@@ -1,18 +1,8 @@
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
-import { A2AError } from "../../core/index.js";
+import { EXTENSIONS_HEADER, parseExtensions, parseVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type A2AVersion } from "../../protocol/index.js";
+
+export { EXTENSIONS_HEADER, parseExtensions, parseVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type A2AVersion };
 import { headerValue, queryParams, type HttpRequest } from "./http-exchange.js";
-
-/** The protocol versions this server speaks (§3.6: Major.Minor). */
-export type A2AVersion = "1.0" | "0.3";
-
-/** Every version accepted in A2A-Version, newest first. */
-export const SUPPORTED_VERSIONS: readonly A2AVersion[] = ["1.0", "0.3"];
-
-/** §3.2.6: the version service parameter, as an HTTP header (§9.2, §11.2) or query parameter (§3.6.1). */
-export const VERSION_HEADER = "A2A-Version";
-
-/** §3.2.6: the extensions service parameter, as an HTTP header (§9.2, §11.2). */
-export const EXTENSIONS_HEADER = "A2A-Extensions";
 
 /**
  * §3.6.1/§3.6.2: the version a request asks for, from the A2A-Version
@@ -27,32 +17,6 @@ export function requestedVersion(req: HttpRequest, supported: readonly A2AVersio
   return parseVersion(raw, supported);
 }
 
-/**
- * The version named by an A2A-Version value; see `requestedVersion`.
- * `supported` is what the interface at hand speaks (§3.6.2 "not supported
- * by the interface"): a version outside it is VersionNotSupported.
- */
-export function parseVersion(raw: string | undefined, supported: readonly A2AVersion[] = SUPPORTED_VERSIONS): A2AVersion | undefined {
-  const value = raw?.trim() ?? "";
-  if (value === "") return undefined;
-  const version = knownVersion(value);
-  if (version !== undefined && supported.includes(version)) return version;
-  throw new A2AError("VersionNotSupported", `A2A-Version ${JSON.stringify(value)} is not supported; supported versions: ${supported.join(", ")}`, {
-    metadata: { requestedVersion: value, supportedVersions: supported.join(",") },
-  });
-}
-
-/** Major.Minor of a version string this server knows at all, ignoring a patch part (§3.6). */
-function knownVersion(value: string): A2AVersion | undefined {
-  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(value);
-  if (!m) return undefined;
-  const major = Number(m[1]);
-  const minor = m[2] === undefined ? undefined : Number(m[2]);
-  if (major === 1 && (minor === undefined || minor === 0)) return "1.0";
-  if (major === 0 && minor === 3) return "0.3";
-  return undefined;
-}
-
 /** The outcome of matching a request's A2A-Extensions against the agent card. */
 export interface ExtensionNegotiation {
   /** What the client listed, deduplicated, in its order. */
@@ -61,16 +25,6 @@ export interface ExtensionNegotiation {
   readonly activated: readonly string[];
   /** Extensions the card marks required that the client did not request. */
   readonly missingRequired: readonly string[];
-}
-
-/** §3.2.6: the comma-separated extension URIs of an A2A-Extensions value. */
-export function parseExtensions(raw: string | undefined): string[] {
-  const seen = new Set<string>();
-  for (const item of (raw ?? "").split(",")) {
-    const uri = item.trim();
-    if (uri) seen.add(uri);
-  }
-  return [...seen];
 }
 
 /**
@@ -83,16 +37,6 @@ export function negotiateExtensions(req: HttpRequest, card: AgentCard): Extensio
   const activated = requested.filter((uri) => declared.some((d) => d.uri === uri));
   const missingRequired = declared.filter((d) => d.required && !requested.includes(d.uri)).map((d) => d.uri);
   return { requested, activated, missingRequired };
-}
-
-/** §3.3.4: ExtensionSupportRequired when the card requires an extension the client did not activate. */
-export function requireExtensions(n: ExtensionNegotiation): void {
-  if (n.missingRequired.length === 0) return;
-  throw new A2AError(
-    "ExtensionSupportRequired",
-    `this agent requires the extension${n.missingRequired.length > 1 ? "s" : ""} ${n.missingRequired.join(", ")}; list ${n.missingRequired.length > 1 ? "them" : "it"} in the ${EXTENSIONS_HEADER} header`,
-    { metadata: { extensions: n.missingRequired.join(",") } },
-  );
 }
 
 /** Response headers that echo the activated extensions (§3.2.6). */
@@ -112,8 +56,8 @@ export interface ServiceParamsNegotiation {
 /**
  * §3.2.6: reads A2A-Version (VersionNotSupported when the interface does
  * not speak it) and matches A2A-Extensions against the card, the same way
- * for every HTTP binding. Required extensions are checked per call with
- * `requireExtensions`, so that the refusal is that call's answer.
+ * for every HTTP binding. Required extensions are judged by core, once for
+ * every binding, against the agent a call resolves to (ExtensionSupportRequired).
  */
 export function negotiateServiceParams(req: HttpRequest, card: AgentCard, supported: readonly A2AVersion[] = SUPPORTED_VERSIONS): ServiceParamsNegotiation {
   const version = requestedVersion(req, supported);

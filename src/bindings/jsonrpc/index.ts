@@ -3,9 +3,9 @@
  * dialects, SSE streams. Mount `createJsonRpcHandler` on `POST /`.
  */
 export { createJsonRpcHandler, DEFAULT_MAX_BATCH_SIZE, type JsonRpcHandler, type JsonRpcHandlerOptions, type JsonRpcRefusal } from "./jsonrpc-handler.js";
-export { checkEnvelope, ENVELOPE_ERRORS, EnvelopeError, type JsonRpcError, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc-envelope.js";
+export { checkEnvelope, ENVELOPE_ERRORS, EnvelopeError, type JsonRpcError, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../../protocol/index.js";
 export { toJsonRpcError } from "./jsonrpc-errors.js";
 export { lookupMethod, methodNames } from "./method-table.js";
-export * as dialectV03 from "./dialect-v03.js";
-export * as dialectV1 from "./dialect-v1.js";
-export type * from "./v03-types.js";
+// The dialects live in the protocol leaf (the client reads them too); this door keeps them reachable here.
+export { dialectV03, dialectV1 } from "../../protocol/index.js";
+export type * from "../../protocol/v03-types.js";

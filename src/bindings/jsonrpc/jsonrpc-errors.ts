@@ -1,6 +1,6 @@
 import { errorRow, isA2AError, type Logger } from "../../core/index.js";
 import { errorDetails } from "../http/index.js";
-import { EnvelopeError, type JsonRpcError } from "./jsonrpc-envelope.js";
+import { EnvelopeError, type JsonRpcError } from "../../protocol/index.js";
 
 /**
  * §9.5: any failure as a JSON-RPC error object. Envelope errors keep their

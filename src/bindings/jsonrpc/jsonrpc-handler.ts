@@ -8,13 +8,12 @@ import {
   BodyTooLargeError,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
-  exceedsJsonDepth,
   httpCallContext,
   jsonDepthRefusal,
   lastEventId,
   negotiateServiceParams,
   readBody,
-  requireExtensions,
+  requireJsonContentType,
   sendJson,
   type A2AVersion,
   type ExtensionNegotiation,
@@ -31,9 +30,10 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from "./jsonrpc-envelope.js";
+} from "../../protocol/index.js";
 import { toJsonRpcError } from "./jsonrpc-errors.js";
 import { answerStream, drainStream } from "./jsonrpc-stream.js";
+import { readRpcBody, type RpcElement } from "./rpc-body.js";
 import { lookupMethod } from "./method-table.js";
 import type { RpcMethod, StreamRpcMethod, UnaryRpcMethod } from "./rpc-method.js";
 
@@ -110,7 +110,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
       signal,
       scope: options.scopeFor?.(x.req),
       version: x.version ?? method.version,
-      extensions: x.extensions.activated,
+      extensions: x.extensions.requested,
       protocolName: "jsonrpc",
     });
   }
@@ -118,7 +118,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
   /** One unary request's response (undefined for a notification). */
   async function callUnary(x: Exchange, request: JsonRpcRequest, method: UnaryRpcMethod): Promise<JsonRpcResponse | undefined> {
     try {
-      requireExtensions(x.extensions);
       const result = await method.invoke(options.service, paramsOf(request), contextFor(x, method, x.abort.signal));
       return request.notification ? undefined : resultResponse(request.id, result ?? null);
     } catch (e) {
@@ -129,7 +128,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
   function openStream(x: Exchange, request: JsonRpcRequest, method: StreamRpcMethod, signal: AbortSignal | undefined): () => ReturnType<StreamRpcMethod["open"]> {
     return () => {
-      requireExtensions(x.extensions);
       return method.open(options.service, paramsOf(request), contextFor(x, method, signal), method.resumable ? lastEventId(x.req) : undefined);
     };
   }
@@ -155,8 +153,23 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     return errorResponse(request.id, new EnvelopeError("invalidRequest", `${method.name} streams its answer and cannot be called inside a batch`).toJsonRpc());
   }
 
-  async function answerSingle(x: Exchange, value: unknown): Promise<void> {
-    const check = checkEnvelope(value);
+  /**
+   * The envelope check of one element. A request too deep to read is
+   * InvalidRequest with the id its envelope shows; one shaped as a
+   * notification gets no answer (JSON-RPC 2.0 §4.1) and is not run.
+   */
+  function checkElement(element: RpcElement): EnvelopeCheck | undefined {
+    if ("value" in element) return checkEnvelope(element.value);
+    if (element.tooDeep.notification) {
+      logger.warn("JSON-RPC notification dropped: it nests deeper than limits.maxJsonDepth", { limit: maxJsonDepth });
+      return undefined;
+    }
+    return { ok: false, id: element.tooDeep.id, error: new EnvelopeError("invalidRequest", jsonDepthRefusal(maxJsonDepth)) };
+  }
+
+  async function answerSingle(x: Exchange, element: RpcElement): Promise<void> {
+    const check = checkElement(element);
+    if (!check) return reply(x, undefined);
     const method = check.ok ? lookupMethod(check.request.method) : undefined;
     if (check.ok && method?.kind === "stream" && !check.request.notification) {
       const request = check.request;
@@ -176,13 +189,20 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     reply(x, await answerChecked(x, check));
   }
 
-  async function answerBatch(x: Exchange, batch: unknown[]): Promise<void> {
+  async function answerBatch(x: Exchange, batch: readonly RpcElement[]): Promise<void> {
     if (batch.length === 0) return reply(x, envelopeFailure(null, "invalidRequest", "an empty batch is not a request"));
     if (batch.length > maxBatchSize) {
       return reply(x, envelopeFailure(null, "invalidRequest", `a batch holds at most ${maxBatchSize} requests, got ${batch.length}`));
     }
     // JSON-RPC 2.0 §6: the requests may run concurrently; notifications get no entry.
-    const responses = (await Promise.all(batch.map((element) => answerChecked(x, checkEnvelope(element))))).filter((r): r is JsonRpcResponse => r !== undefined);
+    const responses = (
+      await Promise.all(
+        batch.map((element) => {
+          const check = checkElement(element);
+          return check ? answerChecked(x, check) : undefined;
+        }),
+      )
+    ).filter((r): r is JsonRpcResponse => r !== undefined);
     reply(x, responses.length > 0 ? responses : undefined);
   }
 
@@ -215,6 +235,13 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         return;
       }
       const x: Exchange = { req, res, version: params.version, extensions: params.extensions, headers: params.headers, abort };
+      // §9.1: the body is JSON; another declared type is refused unread, hence with id null.
+      try {
+        requireJsonContentType(req);
+      } catch (e) {
+        sendJson(res, 200, errorResponse(null, toJsonRpcError(e, logger)), { ...x.headers, ...abandonBody(req, res, { keepAlive: true }) });
+        return;
+      }
 
       let body: Buffer;
       try {
@@ -230,29 +257,20 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         return;
       }
 
-      // Refused unparsed, hence with id null: every reader after JSON.parse walks the value recursively.
-      if (exceedsJsonDepth(body, maxJsonDepth)) {
-        reply(x, envelopeFailure(null, "invalidRequest", jsonDepthRefusal(maxJsonDepth)));
-        return;
-      }
-      let value: unknown;
-      try {
-        const text = body.toString("utf8").replace(/^\uFEFF/, "");
-        if (text.trim() === "") throw new SyntaxError("the request body is empty");
-        value = JSON.parse(text);
-      } catch (e) {
-        reply(x, envelopeFailure(null, "parseError", e instanceof Error ? e.message : String(e)));
+      const read = readRpcBody(body, maxJsonDepth);
+      if (read.kind === "parseError") {
+        reply(x, envelopeFailure(null, "parseError", read.detail));
         return;
       }
       const refusal = options.admit?.(req);
       if (refusal) {
-        const refuse = (v: unknown): JsonRpcResponse => errorResponse(idOf(v), { code: refusal.code, message: refusal.message });
-        const answer = Array.isArray(value) ? value.map(refuse) : refuse(value);
+        const refuse = (e: RpcElement): JsonRpcResponse => errorResponse(elementId(e), { code: refusal.code, message: refusal.message });
+        const answer = read.kind === "batch" ? read.elements.map(refuse) : refuse(read.element);
         sendJson(res, refusal.httpStatus, answer, { ...x.headers, ...refusal.headers });
         return;
       }
-      if (Array.isArray(value)) await answerBatch(x, value);
-      else await answerSingle(x, value);
+      if (read.kind === "batch") await answerBatch(x, read.elements);
+      else await answerSingle(x, read.element);
     } catch (e) {
       // A failure outside any call (e.g. the card callback threw).
       const error = toJsonRpcError(e, logger);
@@ -262,9 +280,9 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
   };
 }
 
-/** `params` as the method readers take it: an absent or null member is "no params". */
+/** `params` as the method readers take it (checkEnvelope let only an object, an array or nothing through). */
 function paramsOf(request: JsonRpcRequest): unknown {
-  return request.params === null ? undefined : request.params;
+  return request.params;
 }
 
 function envelopeFailure(id: JsonRpcId, kind: "parseError" | "invalidRequest", detail: string): JsonRpcResponse {
@@ -272,8 +290,10 @@ function envelopeFailure(id: JsonRpcId, kind: "parseError" | "invalidRequest", d
 }
 
 
-/** The id of a request-shaped value, when it has a valid one (JSON-RPC 2.0 §4: string, number or null). */
-function idOf(value: unknown): JsonRpcId {
+/** The id of a request as read, when it has a valid one (JSON-RPC 2.0 §4: string, number or null). */
+function elementId(element: RpcElement): JsonRpcId {
+  if ("tooDeep" in element) return element.tooDeep.id;
+  const value = element.value;
   const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
   return typeof id === "string" || typeof id === "number" ? id : null;
 }

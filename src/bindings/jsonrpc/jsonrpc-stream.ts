@@ -1,6 +1,6 @@
 import type { SequencedEvent, Logger } from "../../core/index.js";
 import { answerEventStream, sendJson, type HttpRequest, type HttpResponse } from "../http/index.js";
-import { errorResponse, resultResponse, type JsonRpcId } from "./jsonrpc-envelope.js";
+import { errorResponse, resultResponse, type JsonRpcId } from "../../protocol/index.js";
 import { toJsonRpcError } from "./jsonrpc-errors.js";
 import type { StreamRpcMethod } from "./rpc-method.js";
 

@@ -1,5 +1,4 @@
 import {
-  A2AService,
   CancelTaskRequestSchema,
   DeleteTaskPushNotificationConfigRequestSchema,
   GetExtendedAgentCardRequestSchema,
@@ -10,8 +9,11 @@ import {
   SubscribeToTaskRequestSchema,
   TaskPushNotificationConfigSchema,
 } from "../../../gen/a2a/v1/a2a_pb.js";
-import { lenientPushConfig, lenientSendRequest, readV1 } from "./dialect-v1.js";
-import {
+import { dialectV03, dialectV1, OPERATIONS, type Operation } from "../../protocol/index.js";
+import type { RpcMethod } from "./rpc-method.js";
+
+const { lenientPushConfig, lenientSendRequest, readV1 } = dialectV1;
+const {
   v03ToV1CancelParams,
   v03ToV1PushDeleteParams,
   v03ToV1PushGetParams,
@@ -25,10 +27,13 @@ import {
   v1ToV03SendResult,
   v1ToV03StreamResult,
   v1ToV03Task,
-} from "./dialect-v03.js";
-import type { RpcMethod } from "./rpc-method.js";
+} = dialectV03;
 
-const m = A2AService.method;
+/** The name, version and RPC of an operation's v0.3 method, from the one operation table. */
+function v03(op: Operation): { name: string; version: "0.3"; rpc: Operation["rpc"] } {
+  if (!op.jsonRpc.v03) throw new Error(`${op.rpc.name} has no v0.3 JSON-RPC method`);
+  return { name: op.jsonRpc.v03, version: "0.3", rpc: op.rpc };
+}
 
 /**
  * The v0.3 methods (slash-separated names of the v0.3.0 schema). Each reads
@@ -38,73 +43,55 @@ const m = A2AService.method;
 export const V03_METHODS: readonly RpcMethod[] = [
   {
     kind: "unary",
-    name: "message/send",
-    version: "0.3",
-    rpc: m.sendMessage,
+    ...v03(OPERATIONS.sendMessage),
     invoke: async (s, params, ctx) => v1ToV03SendResult(await s.sendMessage(readV1(SendMessageRequestSchema, v03ToV1SendParams(params), lenientSendRequest), ctx)),
   },
   {
     kind: "stream",
-    name: "message/stream",
-    version: "0.3",
-    rpc: m.sendStreamingMessage,
+    ...v03(OPERATIONS.sendStreamingMessage),
     resumable: false,
     open: (s, params, ctx) => s.sendStreamingMessageSequenced(readV1(SendMessageRequestSchema, v03ToV1SendParams(params), lenientSendRequest), ctx),
     encode: v1ToV03StreamResult,
   },
   {
     kind: "unary",
-    name: "tasks/get",
-    version: "0.3",
-    rpc: m.getTask,
+    ...v03(OPERATIONS.getTask),
     invoke: async (s, params, ctx) => v1ToV03Task(await s.getTask(readV1(GetTaskRequestSchema, v03ToV1TaskQuery(params)), ctx)),
   },
   {
     kind: "unary",
-    name: "tasks/cancel",
-    version: "0.3",
-    rpc: m.cancelTask,
+    ...v03(OPERATIONS.cancelTask),
     invoke: async (s, params, ctx) => v1ToV03Task(await s.cancelTask(readV1(CancelTaskRequestSchema, v03ToV1CancelParams(params)), ctx)),
   },
   {
     kind: "stream",
-    name: "tasks/resubscribe",
-    version: "0.3",
-    rpc: m.subscribeToTask,
+    ...v03(OPERATIONS.subscribeToTask),
     resumable: true,
     open: (s, params, ctx, afterSeq) => s.subscribeSequenced(readV1(SubscribeToTaskRequestSchema, v03ToV1SubscribeParams(params)), ctx, afterSeq),
     encode: v1ToV03StreamResult,
   },
   {
     kind: "unary",
-    name: "tasks/pushNotificationConfig/set",
-    version: "0.3",
-    rpc: m.createTaskPushNotificationConfig,
+    ...v03(OPERATIONS.createTaskPushNotificationConfig),
     invoke: async (s, params, ctx) =>
       v1ToV03PushConfig(await s.createTaskPushNotificationConfig(readV1(TaskPushNotificationConfigSchema, v03ToV1PushSetParams(params), lenientPushConfig), ctx)),
   },
   {
     kind: "unary",
-    name: "tasks/pushNotificationConfig/get",
-    version: "0.3",
-    rpc: m.getTaskPushNotificationConfig,
+    ...v03(OPERATIONS.getTaskPushNotificationConfig),
     invoke: async (s, params, ctx) =>
       v1ToV03PushConfig(await s.getTaskPushNotificationConfig(readV1(GetTaskPushNotificationConfigRequestSchema, v03ToV1PushGetParams(params)), ctx)),
   },
   {
     kind: "unary",
-    name: "tasks/pushNotificationConfig/list",
-    version: "0.3",
-    rpc: m.listTaskPushNotificationConfigs,
+    ...v03(OPERATIONS.listTaskPushNotificationConfigs),
     // v0.3: the result is a bare array of TaskPushNotificationConfig.
     invoke: async (s, params, ctx) =>
       (await s.listTaskPushNotificationConfigs(readV1(ListTaskPushNotificationConfigsRequestSchema, v03ToV1PushListParams(params)), ctx)).configs.map(v1ToV03PushConfig),
   },
   {
     kind: "unary",
-    name: "tasks/pushNotificationConfig/delete",
-    version: "0.3",
-    rpc: m.deleteTaskPushNotificationConfig,
+    ...v03(OPERATIONS.deleteTaskPushNotificationConfig),
     // v0.3: the result is null.
     invoke: async (s, params, ctx) => {
       await s.deleteTaskPushNotificationConfig(readV1(DeleteTaskPushNotificationConfigRequestSchema, v03ToV1PushDeleteParams(params)), ctx);
@@ -113,9 +100,7 @@ export const V03_METHODS: readonly RpcMethod[] = [
   },
   {
     kind: "unary",
-    name: "agent/getAuthenticatedExtendedCard",
-    version: "0.3",
-    rpc: m.getExtendedAgentCard,
+    ...v03(OPERATIONS.getExtendedAgentCard),
     invoke: async (s, _params, ctx) => v1ToV03AgentCard(await s.getExtendedAgentCard(readV1(GetExtendedAgentCardRequestSchema, {}), ctx)),
   },
 ];

@@ -1,8 +1,11 @@
 /** RFC 9457 §3: the media type of problem details. */
 export const PROBLEM_JSON = "application/problem+json";
 
-/** §14.1: the A2A media type; responses use it (§11.1). */
+/** §14.1: the A2A media type (§11.1). */
 export const A2A_JSON = "application/a2a+json";
+
+/** Plain JSON, which most HTTP clients expect. */
+export const PLAIN_JSON = "application/json";
 
 /** One media range of an Accept header (RFC 9110 §12.5.1). */
 interface MediaRange {
@@ -27,11 +30,32 @@ export function prefersProblemDetails(accept: string | undefined): boolean {
   const ranges = parseAccept(accept);
   const problem = quality(ranges, PROBLEM_JSON);
   const a2a = quality(ranges, A2A_JSON);
-  const json = quality(ranges, "application/json");
+  const json = quality(ranges, PLAIN_JSON);
   const status = a2a.q > json.q || (a2a.q === json.q && (a2a.explicit ?? Infinity) < (json.explicit ?? Infinity)) ? a2a : json;
   if (problem.q !== status.q) return problem.q > status.q;
   // Equal quality: the one the client names first, if it names problem+json at all.
   return problem.q > 0 && problem.explicit !== undefined && (status.explicit === undefined || problem.explicit < status.explicit);
+}
+
+/**
+ * §11.1/§14.1: the JSON media type of a response, by the request's Accept
+ * (RFC 9110 §12.5.1): application/a2a+json when the client prefers it (a
+ * higher quality, or the same and named first), else application/json,
+ * also when Accept is absent, `*\/*`, `application/*` or names neither.
+ * Clients disagree on the two, and both carry the same body.
+ */
+export function preferredJsonType(accept: string | undefined): typeof A2A_JSON | typeof PLAIN_JSON {
+  if (!accept) return PLAIN_JSON;
+  const ranges = parseAccept(accept);
+  const a2a = quality(ranges, A2A_JSON);
+  const json = quality(ranges, PLAIN_JSON);
+  if (a2a.q !== json.q) return a2a.q > json.q ? A2A_JSON : PLAIN_JSON;
+  return a2a.explicit !== undefined && (json.explicit === undefined || a2a.explicit < json.explicit) && a2a.q > 0 ? A2A_JSON : PLAIN_JSON;
+}
+
+/** The media type of an error body: problem details when asked for (RFC 9457), else the preferred JSON type. */
+export function errorMediaType(accept: string | undefined): string {
+  return prefersProblemDetails(accept) ? PROBLEM_JSON : preferredJsonType(accept);
 }
 
 function parseAccept(accept: string): MediaRange[] {

@@ -14,8 +14,6 @@ export const HTTP_FAILURES = {
   requestTimeout: { httpStatus: 408, grpcCode: Code.DeadlineExceeded, title: "Request Timeout" },
   /** The body is larger than the server accepts (RFC 9110 §15.5.14). */
   contentTooLarge: { httpStatus: 413, grpcCode: Code.InvalidArgument, title: "Content Too Large" },
-  /** §11.1: bodies are JSON; anything else is refused (RFC 9110 §15.5.16). */
-  unsupportedMediaType: { httpStatus: 415, grpcCode: Code.InvalidArgument, title: "Unsupported Media Type" },
 } as const;
 
 /** Which HTTP-level failure. */

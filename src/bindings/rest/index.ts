@@ -4,7 +4,7 @@
  * in the server's fallback; it claims the paths under its base.
  */
 export { createRestHandler, REST_VERSIONS, type RestHandler, type RestHandlerOptions } from "./rest-handler.js";
-export { A2A_JSON, PROBLEM_JSON, prefersProblemDetails } from "./accept-preference.js";
+export { A2A_JSON, errorMediaType, PLAIN_JSON, PROBLEM_JSON, preferredJsonType, prefersProblemDetails } from "./accept-preference.js";
 export { HTTP_FAILURES, HttpFailure, type HttpFailureKind } from "./http-failure.js";
 export { A2A_ERROR_TYPE_BASE, grpcStatusName, problemBody, statusBody, toRestFailure, type RestFailure } from "./rest-errors.js";
 export { REST_ROUTES, type RestRoute } from "./rest-routes.js";

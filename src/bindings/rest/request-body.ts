@@ -1,27 +1,17 @@
 import { A2AError } from "../../core/index.js";
-import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, headerValue, jsonDepthRefusal, readBody, type HttpRequest } from "../http/index.js";
-import { A2A_JSON } from "./accept-preference.js";
+import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal, readBody, requireJsonContentType, type HttpRequest } from "../http/index.js";
 import { HttpFailure } from "./http-failure.js";
-
-/** Whether a Content-Type names JSON: application/json, application/a2a+json (§11.1) or any other +json type. */
-export function isJsonMediaType(contentType: string): boolean {
-  const type = contentType.split(";")[0]!.trim().toLowerCase();
-  return type === "application/json" || /^application\/[^/\s]+\+json$/.test(type);
-}
 
 /**
  * Reads a POST body as JSON; undefined when there is none (the SDK's
  * cancel, a bare subscribe), which the route reads as `{}`. A Content-Type
- * that is not JSON is refused (415) before the body is read; a body over
+ * that is not JSON is ContentTypeNotSupported (415) before the body is read; a body over
  * `limit` is 413; JSON nesting deeper than `maxDepth` and text that is not
  * JSON are InvalidParams; a body not sent within the server's body timeout
  * is 408. Throws BodyAbortedError when the client goes away mid-body.
  */
 export async function readJsonBody(req: HttpRequest, limit: number, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): Promise<unknown> {
-  const contentType = headerValue(req, "content-type");
-  if (contentType !== undefined && contentType.trim() !== "" && !isJsonMediaType(contentType) && headerValue(req, "content-length") !== "0") {
-    throw new HttpFailure("unsupportedMediaType", `request bodies are ${A2A_JSON} or application/json, not ${contentType}`);
-  }
+  requireJsonContentType(req);
   let body: Buffer;
   try {
     body = await readBody(req, limit);

@@ -10,7 +10,6 @@ import {
   lastEventId,
   negotiateServiceParams,
   queryParams,
-  requireExtensions,
   writeProtoJson,
   type A2AVersion,
   type HttpRequest,
@@ -103,13 +102,12 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         signal: abort.signal,
         scope: options.scopeFor?.(req),
         version: params.version ?? "1.0",
-        extensions: params.extensions.activated,
+        extensions: params.extensions.requested,
         protocolName: "rest",
       });
       if (route.kind === "unary") {
-        requireExtensions(params.extensions);
         const result = await route.invoke(options.service, input, ctx);
-        if (!abort.signal.aborted) sendResult(res, result, headers);
+        if (!abort.signal.aborted) sendResult(req, res, result, headers);
         return true;
       }
       const streamHeaders = headers;
@@ -119,10 +117,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         abort,
         headers: streamHeaders,
         keepAliveMs: options.keepAliveMs,
-        open: () => {
-          requireExtensions(params.extensions);
-          return route.open(options.service, input, ctx, route.resumable ? lastEventId(req) : undefined);
-        },
+        open: () => route.open(options.service, input, ctx, route.resumable ? lastEventId(req) : undefined),
         // §11.7: each event is a bare StreamResponse.
         encode: (event) => JSON.stringify(writeProtoJson(StreamResponseSchema, event)),
         refuse: (e) => sendFailure(req, res, toRestFailure(e, logger, operation), streamHeaders),
@@ -137,9 +132,14 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   };
 }
 
-/** The path of a request target, without query or fragment. */
+/**
+ * The path of a request target, without query or fragment, with runs of
+ * '/' read as one: a client that joins a base URL ending in '/' with a path
+ * starting with one (`//message:send`) reaches the same route. No §11.3
+ * path has an empty segment, so nothing else can be meant.
+ */
 function pathOf(url: string | undefined): string {
   const target = url ?? "/";
   const end = target.search(/[?#]/);
-  return end < 0 ? target : target.slice(0, end);
+  return (end < 0 ? target : target.slice(0, end)).replace(/\/{2,}/g, "/");
 }

@@ -1,27 +1,8 @@
 import type { DescMessage, DescMethod, JsonObject, MessageShape } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import { EmptySchema } from "@bufbuild/protobuf/wkt";
-import {
-  A2AService,
-  AgentCardSchema,
-  CancelTaskRequestSchema,
-  DeleteTaskPushNotificationConfigRequestSchema,
-  GetExtendedAgentCardRequestSchema,
-  GetTaskPushNotificationConfigRequestSchema,
-  GetTaskRequestSchema,
-  ListTaskPushNotificationConfigsRequestSchema,
-  ListTaskPushNotificationConfigsResponseSchema,
-  ListTasksRequestSchema,
-  ListTasksResponseSchema,
-  SendMessageRequestSchema,
-  SendMessageResponseSchema,
-  SubscribeToTaskRequestSchema,
-  TaskPushNotificationConfigSchema,
-  TaskSchema,
-} from "../../../gen/a2a/v1/a2a_pb.js";
 import { invalidParams, type A2AServiceApi, type SequencedEvent } from "../../core/index.js";
-import { readProtoJson, writeProtoJson } from "../http/index.js";
-import { dialectV1 } from "../jsonrpc/index.js";
+import { callUnary, openSequenced, readProtoJson, writeProtoJson } from "../http/index.js";
+import { OPERATION_LIST, type Operation } from "../../protocol/index.js";
 import { compileTemplate, type PathTemplate } from "./path-template.js";
 import { queryToJson } from "./query-params.js";
 
@@ -67,8 +48,6 @@ export type RestRoute = UnaryRoute | StreamRoute;
 
 type Normalize = (json: JsonObject) => unknown;
 
-const m = A2AService.method;
-const { lenientListTasksRequest, lenientPushConfig, lenientSendRequest } = dialectV1;
 
 /**
  * The request message of a route: the body (POST) or the query (GET,
@@ -94,93 +73,20 @@ function readRequest<Desc extends DescMessage>(schema: Desc, source: RouteBase["
   return readProtoJson(schema, bound);
 }
 
-function unary<Req extends DescMessage, Res extends DescMessage>(
-  method: RestMethod,
-  template: string,
-  rpc: DescMethod,
-  request: Req,
-  response: Res,
-  call: (service: A2AServiceApi, req: MessageShape<Req>, ctx: HandlerContext) => Promise<MessageShape<Res>>,
-  normalize?: Normalize,
-): UnaryRoute {
+/** One route of an operation: its request read from the body or the query with the path bound over it. */
+function route(op: Operation, method: RestMethod, template: string): RestRoute {
   const source = method === "POST" ? "body" : "query";
-  return {
-    kind: "unary",
-    method,
-    template: compileTemplate(template),
-    rpc,
-    source,
-    invoke: async (service, input, ctx) => writeProtoJson(response, await call(service, readRequest(request, source, input, normalize), ctx)),
-  };
-}
-
-function subscribe(method: RestMethod): StreamRoute {
-  const source = method === "POST" ? "body" : "query";
-  return {
-    kind: "stream",
-    method,
-    template: compileTemplate("/tasks/{id}:subscribe"),
-    rpc: m.subscribeToTask,
-    source,
-    resumable: true,
-    open: (s, input, ctx, afterSeq) => s.subscribeSequenced(readRequest(SubscribeToTaskRequestSchema, source, input), ctx, afterSeq),
-  };
+  const read = (input: RouteInput) => readRequest(op.rpc.input, source, input, op.lenient);
+  const base = { method, template: compileTemplate(template), rpc: op.rpc, source } as const;
+  if (op.streaming) {
+    return { ...base, kind: "stream", resumable: op.resumable, open: (s, input, ctx, afterSeq) => openSequenced(s, op.rpc, read(input), ctx, afterSeq) };
+  }
+  return { ...base, kind: "unary", invoke: async (s, input, ctx) => writeProtoJson(op.rpc.output, await callUnary(s, op.rpc, read(input), ctx)) };
 }
 
 /**
- * §11.3 and §5.3: every route of the binding. Each is also served under a
- * `/{tenant}` prefix, which binds the request's `tenant` field. Subscribe
- * answers GET as well as POST: §11.3.2 names POST, while v0.3's REST
- * binding subscribed with GET and clients ported from it still do.
+ * §11.3 and §5.3: every route of the binding, from the one operation table.
+ * Each is also served under a `/{tenant}` prefix, which binds the
+ * request's `tenant` field.
  */
-export const REST_ROUTES: readonly RestRoute[] = [
-  unary("POST", "/message:send", m.sendMessage, SendMessageRequestSchema, SendMessageResponseSchema, (s, r, c) => s.sendMessage(r, c), lenientSendRequest),
-  {
-    kind: "stream",
-    method: "POST",
-    template: compileTemplate("/message:stream"),
-    rpc: m.sendStreamingMessage,
-    source: "body",
-    resumable: false,
-    open: (s, input, ctx) => s.sendStreamingMessageSequenced(readRequest(SendMessageRequestSchema, "body", input, lenientSendRequest), ctx),
-  },
-  unary("GET", "/tasks/{id}", m.getTask, GetTaskRequestSchema, TaskSchema, (s, r, c) => s.getTask(r, c)),
-  unary("GET", "/tasks", m.listTasks, ListTasksRequestSchema, ListTasksResponseSchema, (s, r, c) => s.listTasks(r, c), lenientListTasksRequest),
-  unary("POST", "/tasks/{id}:cancel", m.cancelTask, CancelTaskRequestSchema, TaskSchema, (s, r, c) => s.cancelTask(r, c)),
-  subscribe("GET"),
-  subscribe("POST"),
-  unary(
-    "POST",
-    "/tasks/{taskId}/pushNotificationConfigs",
-    m.createTaskPushNotificationConfig,
-    TaskPushNotificationConfigSchema,
-    TaskPushNotificationConfigSchema,
-    (s, r, c) => s.createTaskPushNotificationConfig(r, c),
-    lenientPushConfig,
-  ),
-  unary(
-    "GET",
-    "/tasks/{taskId}/pushNotificationConfigs",
-    m.listTaskPushNotificationConfigs,
-    ListTaskPushNotificationConfigsRequestSchema,
-    ListTaskPushNotificationConfigsResponseSchema,
-    (s, r, c) => s.listTaskPushNotificationConfigs(r, c),
-  ),
-  unary(
-    "GET",
-    "/tasks/{taskId}/pushNotificationConfigs/{id}",
-    m.getTaskPushNotificationConfig,
-    GetTaskPushNotificationConfigRequestSchema,
-    TaskPushNotificationConfigSchema,
-    (s, r, c) => s.getTaskPushNotificationConfig(r, c),
-  ),
-  unary(
-    "DELETE",
-    "/tasks/{taskId}/pushNotificationConfigs/{id}",
-    m.deleteTaskPushNotificationConfig,
-    DeleteTaskPushNotificationConfigRequestSchema,
-    EmptySchema,
-    (s, r, c) => s.deleteTaskPushNotificationConfig(r, c),
-  ),
-  unary("GET", "/extendedAgentCard", m.getExtendedAgentCard, GetExtendedAgentCardRequestSchema, AgentCardSchema, (s, r, c) => s.getExtendedAgentCard(r, c)),
-];
+export const REST_ROUTES: readonly RestRoute[] = OPERATION_LIST.flatMap((op) => op.rest.map((r) => route(op, r.verb, r.path)));

@@ -1,9 +1,9 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { TaskState, type CancelTaskRequest, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
-import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import { resolveCall } from "../resolve-call.js";
 import type { CoreDeps } from "../core-deps.js";
-import { isTerminal, stateName } from "../task-state.js";
+import { isTerminal, stateName } from "../../protocol/index.js";
 
 /** §3.1.5: a working or interrupted task ends CANCELED; §3.3.1: canceling it again returns it. */
 export async function cancelTask(deps: CoreDeps, ctx: HandlerContext, req: CancelTaskRequest): Promise<Task> {

@@ -1,6 +1,6 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import type { AgentCard, GetExtendedAgentCardRequest } from "../../../gen/a2a/v1/a2a_pb.js";
-import { A2AError } from "../a2a-error.js";
+import { A2AError } from "../../protocol/index.js";
 import { resolveCall } from "../resolve-call.js";
 import type { CoreDeps } from "../core-deps.js";
 

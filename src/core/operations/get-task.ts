@@ -1,6 +1,6 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import type { GetTaskRequest, Task } from "../../../gen/a2a/v1/a2a_pb.js";
-import { invalidParams, taskNotFound } from "../a2a-error.js";
+import { invalidParams, taskNotFound } from "../../protocol/index.js";
 import { resolveCall } from "../resolve-call.js";
 import type { CoreDeps } from "../core-deps.js";
 import { checkHistoryLength } from "../validate.js";

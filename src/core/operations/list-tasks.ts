@@ -2,7 +2,7 @@ import type { HandlerContext } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ListTasksResponseSchema, TaskState, type ListTasksRequest, type ListTasksResponse } from "../../../gen/a2a/v1/a2a_pb.js";
-import { invalidParams } from "../a2a-error.js";
+import { invalidParams } from "../../protocol/index.js";
 import { resolveCall } from "../resolve-call.js";
 import type { CoreDeps } from "../core-deps.js";
 import { decodePageToken, encodePageToken, queryFingerprint } from "../page-token.js";

@@ -11,7 +11,7 @@ import {
   type ListTaskPushNotificationConfigsResponse,
   type TaskPushNotificationConfig,
 } from "../../../gen/a2a/v1/a2a_pb.js";
-import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import { serviceParamsKey } from "../call-context.js";
 import { resolveCall } from "../resolve-call.js";
 import { requirePush } from "../capabilities.js";

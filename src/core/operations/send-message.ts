@@ -9,20 +9,19 @@ import {
   type SendMessageResponse,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SentMessage, StoreScope } from "../../store/index.js";
-import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
 import { serviceParamsKey } from "../call-context.js";
-import { resolveCall } from "../resolve-call.js";
+import { activatedExtensions, resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
 import type { HostedAgent } from "../hosted-agent.js";
-import type { SendClaim } from "../send-ledger.js";
+import { IDEMPOTENCY_KEY_HEADER, sendKeyOf, type PriorSend, type SendClaim } from "../send-ledger.js";
 import type { RunOptions } from "../task-engine.js";
 import { limitReached } from "../tenant-counter.js";
-import { isSettled, isTerminal, stateName } from "../task-state.js";
+import { isSettled, isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";
 import { checkAcceptedOutputModes, checkHistoryLength, checkMessageLimits, validateClientMessage } from "../validate.js";
-import { fingerprintOf } from "../send-ledger.js";
 import { checkPushUrl, preparePushConfig, pushVersion } from "./push-configs.js";
 
 /** Where SendMessage carries an inline push config (§3.2.2). */
@@ -73,8 +72,8 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
       metadata: req.metadata,
       pushConfig,
       version: pushVersion(params.version),
-      extensions: params.extensions,
-      fingerprint: fingerprintOf(c.message),
+      extensions: activatedExtensions(c.agent, params.extensions),
+      record: claim.record,
     };
     const existing = c.message.taskId ? continuable(deps, c.scope, c.message) : undefined;
     // A message that starts an agent run counts against the tenant's runs; one that joins a run does not.
@@ -124,10 +123,20 @@ function join(deps: CoreDeps, p: PreparedSend, existing: NonNullable<PreparedSen
   }
 }
 
+/**
+ * The ledger's answer for a send: §3.3.1 retries by messageId when the
+ * agent opts in (config `retries.byMessageId`), and an Idempotency-Key
+ * header (gRPC/Connect metadata) whatever the setting.
+ */
+function claimSend(deps: CoreDeps, ctx: HandlerContext, c: CheckedSend): Promise<SendClaim | PriorSend> {
+  const policy = { ...deps.retries, ...c.agent.retries };
+  return deps.sends.claim(c.scope, sendKeyOf(c.message, ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER), policy), c.message);
+}
+
 /** §3.1.1: a Task (after it settles, unless returnImmediately) or a direct Message. */
 export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<SendMessageResponse> {
   const c = check(deps, ctx, req);
-  const claim = await deps.sends.claim(c.scope, c.message);
+  const claim = await claimSend(deps, ctx, c);
   let taskId: string;
   if (claim.kind === "prior") {
     // §3.3.1: a retry gets the first attempt's outcome, as it stands now.
@@ -167,7 +176,7 @@ export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext,
 }
 
 async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest, c: CheckedSend): AsyncGenerator<SequencedEvent> {
-  const claim = await deps.sends.claim(c.scope, c.message);
+  const claim = await claimSend(deps, ctx, c);
   if (claim.kind === "prior") {
     if (claim.sent.reply) {
       yield { seq: 0, event: create(StreamResponseSchema, { payload: { case: "message", value: claim.sent.reply } }) };
@@ -215,6 +224,6 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
 
 /** The task a prior send led to; a record has a task or a reply, never neither. */
 function priorTaskId(sent: SentMessage): string {
-  if (!sent.taskId) throw new A2AError("Internal", `the outcome of message ${sent.messageId} was recorded without a task or a reply`);
+  if (!sent.taskId) throw new A2AError("Internal", `the outcome of the send with ${sent.key.by} ${sent.key.value} was recorded without a task or a reply`);
   return sent.taskId;
 }

@@ -1,12 +1,12 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { StreamResponseSchema, type SubscribeToTaskRequest } from "../../../gen/a2a/v1/a2a_pb.js";
-import { A2AError, invalidParams, taskNotFound } from "../a2a-error.js";
+import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
 import { resolveCall } from "../resolve-call.js";
 import { requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
-import { isTerminal, stateName } from "../task-state.js";
+import { isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";
 
 /**

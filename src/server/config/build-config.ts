@@ -1,5 +1,5 @@
 import { ConfigError } from "./config-error.js";
-import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type TenantConfig } from "./hub-config.js";
+import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type RetriesConfig, type TenantConfig } from "./hub-config.js";
 import type { ConfigSource } from "./read-config-file.js";
 import { LIMIT_KEYS, LIMIT_RANGE, limitEnvName, type LimitsConfig } from "./limits-config.js";
 import { isTrustedProxySpec, TRUSTED_PROXY_HINT } from "./trusted-proxy.js";
@@ -87,7 +87,7 @@ function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): Age
   return raw.map((a, i) => {
     const path = ["agents", i];
     const o = c.object(a, path);
-    c.known(o, path, ["id", "kind", "tenants", "card", "options"]);
+    c.known(o, path, ["id", "kind", "tenants", "card", "options", "retries"]);
     const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
     if (seen.has(id)) c.fail([...path, "id"], `agent ${id} is declared twice`);
     seen.add(id);
@@ -133,8 +133,15 @@ function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): Age
       };
     }
     const options = o.options === undefined ? undefined : c.object(o.options, [...path, "options"]);
-    return { id, kind, tenants, card, options };
+    const retries = o.retries === undefined ? undefined : retriesOf(c, o.retries, [...path, "retries"]);
+    return { id, kind, tenants, card, options, retries };
   });
+}
+
+function retriesOf(c: Checker, raw: unknown, path: Path): RetriesConfig {
+  const o = c.object(raw, path);
+  c.known(o, path, ["byMessageId"]);
+  return { byMessageId: o.byMessageId === undefined ? undefined : c.bool(o.byMessageId, [...path, "byMessageId"]) };
 }
 
 function tenantsOf(c: Checker, raw: unknown): TenantConfig[] {
@@ -229,7 +236,7 @@ function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrid
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -253,6 +260,8 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     const v = envInt(env, limitEnvName(key), ...LIMIT_RANGE) ?? (limitsFile[key] === undefined ? undefined : c.int(limitsFile[key], ["limits", key], ...LIMIT_RANGE));
     if (v !== undefined) limits[key] = v;
   }
+  const retriesFile = file.retries === undefined ? {} : retriesOf(c, file.retries, ["retries"]);
+  const byMessageId = envBool(env, "A2A_HUB_RETRIES_BY_MESSAGE_ID") ?? retriesFile.byMessageId;
   const cidrsEnv = envList(env, "A2A_HUB_PUSH_ALLOW_CIDRS") ?? [];
 
   const publicUrl = c.pick("--public-url", cli.publicUrl, env, "A2A_HUB_PUBLIC_URL", file.publicUrl, ["publicUrl"]);
@@ -276,6 +285,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     },
     rateLimit: burst !== undefined && perSecond !== undefined ? { burst, perSecond } : undefined,
     limits,
+    retries: byMessageId === undefined ? {} : { byMessageId },
     remoteRegistry: env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]),
     cards: cardsOf(c, file.cards),
   };

@@ -28,6 +28,13 @@ export interface AgentConfig {
   readonly card?: AgentCardConfig;
   /** Kind-specific settings (e.g. a command agent's program). */
   readonly options?: Readonly<Record<string, unknown>>;
+  /** This agent's retry handling, over the hub's `retries`. */
+  readonly retries?: RetriesConfig;
+}
+
+/** Retry handling (README "Retries"): whether a resent messageId is a retry (§3.3.1 MAY). */
+export interface RetriesConfig {
+  readonly byMessageId?: boolean;
 }
 
 /** One tenant and the SHA-256 hashes (hex) of its bearer tokens. */
@@ -63,6 +70,8 @@ export interface HubConfig {
   readonly rateLimit?: { readonly burst: number; readonly perSecond: number };
   /** Limits over the built-in defaults (see limits-config.ts). */
   readonly limits: LimitsConfig;
+  /** Hub-wide retry handling; default: every send is a new message. */
+  readonly retries: RetriesConfig;
   /** A registry file of remote agents (arbiter's a2a_agents.json shape), each hosted as a `remote` agent. */
   readonly remoteRegistry?: string;
   /** §8.4: card signing keys (each signs every served card) and where their JWKS is served. */
@@ -83,4 +92,5 @@ export const DEFAULT_CONFIG: HubConfig = {
   agents: [{ id: "echo", kind: "echo" }],
   push: { allowPrivateNetworks: false, allowCidrs: [] },
   limits: {},
+  retries: {},
 };

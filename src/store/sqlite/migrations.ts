@@ -139,6 +139,21 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, agent, message_id)
   ) WITHOUT ROWID;
   `,
+  // 7: Idempotency-Key request headers (IETF httpapi draft): the outcome of
+  // every key per (tenant, agent), apart from messageIds so that a key and
+  // a messageId with the same text never meet.
+  `
+  CREATE TABLE idempotency_keys (
+    tenant TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    idem_key TEXT NOT NULL,
+    fingerprint BLOB NOT NULL,
+    task_id TEXT,
+    reply BLOB,
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (tenant, agent, idem_key)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

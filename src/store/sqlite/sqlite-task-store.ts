@@ -24,6 +24,7 @@ import type {
   LoggedEvent,
   NewTask,
   PushDelivery,
+  SendKey,
   SentMessage,
   StoreScope,
   TaskHead,
@@ -122,6 +123,9 @@ export class SqliteTaskStore implements TaskStore {
       rememberSent: p(`INSERT INTO sent_messages (tenant, agent, message_id, fingerprint, task_id, reply, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
                        ON CONFLICT (tenant, agent, message_id) DO NOTHING`),
       findSent: p(`SELECT fingerprint, task_id, reply FROM sent_messages WHERE tenant = ? AND agent = ? AND message_id = ?`),
+      rememberKey: p(`INSERT INTO idempotency_keys (tenant, agent, idem_key, fingerprint, task_id, reply, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                      ON CONFLICT (tenant, agent, idem_key) DO NOTHING`),
+      findKey: p(`SELECT fingerprint, task_id, reply FROM idempotency_keys WHERE tenant = ? AND agent = ? AND idem_key = ?`),
       historyAll: p(`SELECT message FROM history WHERE task_pk = ? ORDER BY idx`),
       historyLast: p(`SELECT message FROM history WHERE task_pk = ? ORDER BY idx DESC LIMIT ?`),
       artifactHead: p(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`),
@@ -419,11 +423,12 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   rememberSent(scope: StoreScope, sent: SentMessage): void {
+    const insert = sent.key.by === "idempotencyKey" ? this.s.rememberKey! : this.s.rememberSent!;
     this.write(() =>
-      this.s.rememberSent!.run(
+      insert.run(
         scope.tenant,
         scope.agentId,
-        sent.messageId,
+        sent.key.value,
         sent.fingerprint,
         sent.taskId ?? null,
         sent.reply ? toBinary(MessageSchema, sent.reply) : null,
@@ -432,11 +437,12 @@ export class SqliteTaskStore implements TaskStore {
     );
   }
 
-  findSent(scope: StoreScope, messageId: string): SentMessage | undefined {
-    const r = this.s.findSent!.get(scope.tenant, scope.agentId, messageId) as { fingerprint: Buffer; task_id: string | null; reply: Buffer | null } | undefined;
+  findSent(scope: StoreScope, key: SendKey): SentMessage | undefined {
+    const find = key.by === "idempotencyKey" ? this.s.findKey! : this.s.findSent!;
+    const r = find.get(scope.tenant, scope.agentId, key.value) as { fingerprint: Buffer; task_id: string | null; reply: Buffer | null } | undefined;
     if (!r) return undefined;
     return {
-      messageId,
+      key,
       fingerprint: r.fingerprint,
       taskId: r.task_id ?? undefined,
       reply: r.reply ? decode(MessageSchema, r.reply) : undefined,

@@ -47,7 +47,8 @@ export interface V03FilePart {
 /** v0.3 DataPart. */
 export interface V03DataPart {
   kind: "data";
-  data: JsonValue;
+  /** v0.3 schema: an object (v1.0 values of other kinds are wrapped as {"value": …}). */
+  data: JsonObject;
   metadata?: JsonObject;
 }
 

@@ -11,7 +11,7 @@ import {
   type MessageShape,
 } from "@bufbuild/protobuf";
 import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
-import { A2AError, type FieldViolation } from "../../core/index.js";
+import { A2AError, type FieldViolation } from "./a2a-error.js";
 
 /**
  * Fields that appear in every ProtoJSON answer even when they hold their

@@ -69,8 +69,9 @@ export function isJsonRpcId(v: unknown): v is JsonRpcId {
 
 /**
  * JSON-RPC 2.0 §4: checks that `value` is a Request object: an object with
- * `jsonrpc` exactly "2.0", a string `method`, and, when present, an `id`
- * that is a string, number or null. The id of an invalid request is echoed
+ * `jsonrpc` exactly "2.0", a string `method`, when present an `id` that is
+ * a string, number or null, and when present `params` that is an object or
+ * an array. The id of an invalid request is echoed
  * when it is itself valid, else null (§5).
  */
 export function checkEnvelope(value: unknown): EnvelopeCheck {
@@ -86,6 +87,11 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
   }
   if (typeof o.method !== "string") {
     return invalid(id, o.method === undefined ? `the "method" member is missing` : `"method" must be a string, got ${describe(o.method)}`);
+  }
+  // §4: params, when present, MUST be a structured value. A request with any other
+  // params is not a valid notification either, so it is answered (id null without an id).
+  if (Object.prototype.hasOwnProperty.call(o, "params") && (typeof o.params !== "object" || o.params === null)) {
+    return invalid(id, `"params" must be an object or an array, got ${describe(o.params)}`);
   }
   return { ok: true, request: { method: o.method, id, notification: !hasId, params: o.params } };
 }

@@ -8,8 +8,8 @@
  * Results are always written as v1.0 ProtoJSON.
  */
 import type { DescEnum, DescMessage, JsonObject, MessageShape } from "@bufbuild/protobuf";
-import { RoleSchema, TaskStateSchema } from "../../../gen/a2a/v1/a2a_pb.js";
-import { readProtoJson, writeProtoJson } from "../http/index.js";
+import { RoleSchema, TaskStateSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { readProtoJson, writeProtoJson } from "./proto-json.js";
 import { v03ToV1Part, v03ToV1Role, v03ToV1State } from "./dialect-v03.js";
 
 /** Reads v1.0 params: absent params are `{}`, `normalize` applies the lenient spellings, then ProtoJSON. */

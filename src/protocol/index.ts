@@ -1,0 +1,31 @@
+/**
+ * The A2A protocol facts server and client share, and nothing else: the
+ * error type and its one binding table (§5.4), task-state rules, version
+ * parsing (§3.6), the JSON-RPC 2.0 envelope, ProtoJSON reading/writing and
+ * the v1.0/v0.3 JSON dialects. A leaf: it imports only gen/ and libraries,
+ * so the client (src/client) works against any A2A server without loading
+ * server code.
+ */
+export { A2AError, invalidParams, isA2AError, taskNotFound, type A2AErrorOptions, type FieldViolation } from "./a2a-error.js";
+export { A2A_ERROR_DOMAIN, ERROR_TABLE, errorRow, type A2AErrorName, type ErrorRow } from "./error-table.js";
+export { canTransition, isInterrupted, isSettled, isTerminal, stateName } from "./task-state.js";
+export { EXTENSIONS_HEADER, parseExtensions, parseVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type A2AVersion } from "./version.js";
+export {
+  checkEnvelope,
+  ENVELOPE_ERRORS,
+  EnvelopeError,
+  errorResponse,
+  isJsonRpcId,
+  resultResponse,
+  type EnvelopeCheck,
+  type EnvelopeErrorKind,
+  type JsonRpcError,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "./jsonrpc-envelope.js";
+export { readProtoJson, writeProtoJson } from "./proto-json.js";
+export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type RestVerb } from "./operations.js";
+export * as dialectV03 from "./dialect-v03.js";
+export * as dialectV1 from "./dialect-v1.js";
+export type * from "./v03-types.js";
