@@ -33,7 +33,7 @@ describe("cards built from the request's Host (no publicUrl)", () => {
   it("are never offered to shared caches: Cache-Control private and Vary: Host", async () => {
     const r = await get(t.url, CARD, { host: "evil.example" });
     expect(r.status).toBe(200);
-    expect(r.body.supportedInterfaces[0].url).toBe("http://evil.example/");
+    expect(r.body.supportedInterfaces[0].url).toBe("http://evil.example");
     expect(r.headers["cache-control"]).toMatch(/^private, max-age=\d+$/);
     expect(String(r.headers.vary).split(/,\s*/)).toContain("Host");
   });
@@ -56,7 +56,7 @@ describe("cards built from the request's Host (no publicUrl)", () => {
     for (const host of ["[::1]:8080", "agents.example.org.", "a2a_hub:41241", "127.0.0.1"]) {
       const r = await get(t.url, CARD, { host });
       expect(r.status, host).toBe(200);
-      expect(r.body.supportedInterfaces[0].url).toBe(`http://${host}/`);
+      expect(r.body.supportedInterfaces[0].url).toBe(`http://${host}`);
     }
   });
 
@@ -67,7 +67,7 @@ describe("cards built from the request's Host (no publicUrl)", () => {
       "x-forwarded-host": "evil.example",
       forwarded: 'proto=https;host="evil.example"',
     });
-    expect(urlsOf(r.body)).toContain(`JSONRPC http://127.0.0.1:${t.hub.port}/`);
+    expect(urlsOf(r.body)).toContain(`JSONRPC http://127.0.0.1:${t.hub.port}`);
     expect(JSON.stringify(r.body)).not.toContain("evil.example");
   });
 });
@@ -81,7 +81,7 @@ describe("behind a trusted proxy", () => {
 
   it("X-Forwarded-Proto and X-Forwarded-Host name the URLs, and the card varies by them", async () => {
     const r = await get(t.url, CARD, { host: "10.0.0.5:41241", "x-forwarded-proto": "https", "x-forwarded-host": "agents.example.org" });
-    expect(urlsOf(r.body)).toEqual(expect.arrayContaining(["JSONRPC https://agents.example.org/", "GRPC agents.example.org:443", "HTTP+JSON https://agents.example.org/"]));
+    expect(urlsOf(r.body)).toEqual(expect.arrayContaining(["JSONRPC https://agents.example.org", "GRPC agents.example.org:443", "HTTP+JSON https://agents.example.org"]));
     expect(String(r.headers.vary).split(/,\s*/)).toEqual(expect.arrayContaining(["Host", "Forwarded", "X-Forwarded-Proto", "X-Forwarded-Host"]));
     expect(r.headers["cache-control"]).toMatch(/^private/);
   });
@@ -92,7 +92,7 @@ describe("behind a trusted proxy", () => {
       forwarded: 'for=192.0.2.1;proto=https;host="a2a.example:8443", for=10.0.0.1;proto=http;host=inner',
       "x-forwarded-host": "ignored.example",
     });
-    expect(urlsOf(r.body)).toEqual(expect.arrayContaining(["JSONRPC https://a2a.example:8443/", "GRPC a2a.example:8443"]));
+    expect(urlsOf(r.body)).toEqual(expect.arrayContaining(["JSONRPC https://a2a.example:8443", "GRPC a2a.example:8443"]));
   });
 
   it("a forwarded host or protocol that cannot be a URL is refused", async () => {

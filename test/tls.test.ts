@@ -58,7 +58,7 @@ describe("TLS on the hub's port (--tls-cert / --tls-key)", () => {
     const r = await httpsJson("/.well-known/agent-card.json");
     expect(r.status).toBe(200);
     const urls = r.body.supportedInterfaces.map((i: any) => `${i.protocolBinding} ${i.url}`);
-    expect(urls).toEqual(expect.arrayContaining([`JSONRPC https://localhost:${t.hub.port}/`, `GRPC localhost:${t.hub.port}`]));
+    expect(urls).toEqual(expect.arrayContaining([`JSONRPC https://localhost:${t.hub.port}`, `GRPC localhost:${t.hub.port}`]));
   });
 
   it("answers JSON-RPC over HTTPS/1.1", async () => {
