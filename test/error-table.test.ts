@@ -11,6 +11,7 @@ import { grpcStatusName, problemBody, statusBody, toRestFailure } from "../src/b
 import { expectA2AError } from "./helpers/errors.js";
 import { textRequest } from "./helpers/messages.js";
 import { rest, sendText, userMessage } from "./helpers/rest.js";
+import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 /**
@@ -31,11 +32,13 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
   InvalidParams: { jsonRpc: -32602, grpc: "INVALID_ARGUMENT", http: 400 },
   // Ours, not the spec's: a configured limit; JSON-RPC's server-defined range as for rate limits.
   ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
+  // Ours too (§7.4): missing or wrong bearer token; the tenancy tests walk it on every binding.
+  Unauthenticated: { jsonRpc: -32000, grpc: "UNAUTHENTICATED", http: 401 },
   Internal: { jsonRpc: -32603, grpc: "INTERNAL", http: 500 },
 };
 
 /** The errors of §3.3.2's A2A-specific table: they carry an ErrorInfo on every binding (§9.5, §10.6, §11.6). */
-const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted");
+const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated");
 
 const upperSnake = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 const errorInfos = (details: unknown) => (Array.isArray(details) ? details : []).filter((d) => d?.["@type"] === "type.googleapis.com/google.rpc.ErrorInfo");
@@ -114,6 +117,7 @@ const silent = { execute: async () => {} };
 let t: TestHub;
 let required: TestHub;
 let limited: TestHub;
+let guarded: TestHub;
 let completedId = "";
 let pushlessTaskId = "";
 beforeAll(async () => {
@@ -130,6 +134,8 @@ beforeAll(async () => {
   required = await startTestHub({ agents: [{ id: "echo", executor: new EchoAgent(), card: cardWith({ extensions: [{ uri: "urn:x:required", required: true }] }) }] });
   // One run in flight per tenant, taken by a long task: the next send finds the limit reached.
   limited = await startTestHub({ limits: { maxTasksInFlightPerTenant: 1 } });
+  // Tenants configured: a call without a token is refused before any service code runs (§7.4).
+  guarded = await startTestHub(tenantHubOptions({ acme: "acme-error-table-token" }, [{ id: "echo" }]));
   await limited.client("grpc").sendMessage(textRequest("slow 60000", { configuration: { returnImmediately: true } }));
   completedId = (await sendText(t.url, "done")).id;
   pushlessTaskId = (await sendText(t.url, "input-required", { prefix: "/pushless" })).id;
@@ -138,6 +144,7 @@ afterAll(async () => {
   await t.stop();
   await required.stop();
   await limited.stop();
+  await guarded.stop();
 });
 
 /** One A2A error provoked over each binding. */
@@ -243,6 +250,14 @@ const PROVOCATIONS: Provocation[] = [
     grpc: (h) => h.client("grpc").sendMessage(textRequest("one too many")),
     jsonRpc: { method: "SendMessage", params: () => ({ message: userMessage("one too many") }) },
     rest: { method: "POST", path: () => "/message:send", body: () => ({ message: userMessage("one too many") }) },
+  },
+  {
+    error: "Unauthenticated",
+    why: "a call without a bearer token on a hub with tenants",
+    hub: () => guarded,
+    grpc: (h) => h.client("grpc").getTask({ id: "any" }),
+    jsonRpc: { method: "GetTask", params: () => ({ id: "any" }) },
+    rest: { method: "GET", path: () => "/tasks/any" },
   },
 ];
 

@@ -13,6 +13,7 @@ export type A2AErrorName =
   | "VersionNotSupported"
   | "InvalidParams"
   | "ResourceExhausted"
+  | "Unauthenticated"
   | "Internal";
 
 /** One row of the binding table: how one A2A error looks on each binding. */
@@ -51,6 +52,9 @@ export const ERROR_TABLE: Readonly<Record<A2AErrorName, ErrorRow>> = {
   // A configured limit of the server (tasks in flight, open streams) is reached. Not an
   // A2A error: JSON-RPC's server-defined range (-32000, as for rate limits), gRPC's and HTTP's own codes.
   ResourceExhausted: { reason: "RESOURCE_EXHAUSTED", jsonRpcCode: -32000, grpcCode: Code.ResourceExhausted, httpStatus: 429, title: "Limit reached" },
+  // §7.4: no valid credentials. Not an A2A error: HTTP 401 (with WWW-Authenticate), gRPC's own
+  // code, and JSON-RPC's server-defined range, as for rate limits.
+  Unauthenticated: { reason: "UNAUTHENTICATED", jsonRpcCode: -32000, grpcCode: Code.Unauthenticated, httpStatus: 401, title: "Authentication required" },
   // §3.3.2 "System Errors": never carries internals to the client.
   Internal: { reason: "INTERNAL", jsonRpcCode: -32603, grpcCode: Code.Internal, httpStatus: 500, title: "Internal error" },
 };

@@ -1,8 +1,8 @@
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import type { AccessDecision, AccessGuard } from "../auth/index.js";
+import { accessRefusal, type AccessDecision, type AccessGuard } from "../auth/index.js";
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
-import { createRestHandler } from "../bindings/rest/index.js";
+import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/index.js";
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
@@ -57,7 +57,6 @@ interface Admission {
   readonly agentId?: string;
 }
 
-const WWW_AUTHENTICATE = { "www-authenticate": 'Bearer realm="a2a-hub"' };
 
 /**
  * Routes the HTTP requests that are not Connect RPCs: the console, the well-known card,
@@ -97,8 +96,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const refusal = (req: HttpRequest): JsonRpcRefusal | undefined => {
     const d = admissions.get(req)?.decision;
     if (!d || d.ok || d.why === "unknown-agent") return undefined;
-    if (d.why === "unauthenticated") return { httpStatus: 401, headers: WWW_AUTHENTICATE, code: -32000, message: "a valid bearer token is required" };
-    return { httpStatus: 429, headers: { "retry-after": String(d.retryAfterS) }, code: -32000, message: `rate limit exceeded; retry after ${d.retryAfterS} s` };
+    const r = accessRefusal(d);
+    return { httpStatus: r.error.row.httpStatus, headers: r.headers, error: r.error };
   };
   const scopeFor = (req: HttpRequest): CallScope | undefined => admissions.get(req)?.scope;
   const { maxBodyBytes, maxJsonDepth } = options;
@@ -120,11 +119,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   /** 401 or 429 in the google.rpc.Status form of §11.6; true when the request was refused. */
   const refuseHttp = (res: HttpResponse, d: AccessDecision): boolean => {
     if (d.ok || d.why === "unknown-agent") return false;
-    if (d.why === "unauthenticated") {
-      sendJson(res, 401, { error: { code: 401, status: "UNAUTHENTICATED", message: "a valid bearer token is required" } }, WWW_AUTHENTICATE);
-    } else {
-      sendJson(res, 429, { error: { code: 429, status: "RESOURCE_EXHAUSTED", message: `rate limit exceeded; retry after ${d.retryAfterS} s` } }, { "retry-after": String(d.retryAfterS) });
-    }
+    const r = accessRefusal(d);
+    sendJson(res, r.error.row.httpStatus, statusBody(toRestFailure(r.error, logger)), r.headers);
     return true;
   };
 

@@ -1,8 +1,7 @@
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import type { AccessGuard } from "../../auth/index.js";
-import { A2A_ERROR_DOMAIN, callScopeKey } from "../../core/index.js";
-import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
+import type { Interceptor } from "@connectrpc/connect";
+import { accessRefusal, type AccessGuard } from "../../auth/index.js";
+import { callScopeKey, silentLogger } from "../../core/index.js";
+import { toConnectError } from "./connect-errors.js";
 
 /**
  * The guard for Connect, gRPC and gRPC-Web (§7.4, §10.2): the bearer token
@@ -14,12 +13,11 @@ export function accessInterceptor(guard: AccessGuard): Interceptor {
   return (next) => async (req) => {
     const decision = guard.check(req.header.get("authorization"), undefined);
     if (!decision.ok) {
-      if (decision.why === "rate-limited") {
-        throw new ConnectError("rate limit exceeded for this tenant", Code.ResourceExhausted, { "retry-after": String(decision.retryAfterS) }, [
-          { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: "RATE_LIMITED", domain: A2A_ERROR_DOMAIN, metadata: { retryAfterSeconds: String(decision.retryAfterS) } }) },
-        ]);
-      }
-      throw new ConnectError("a valid bearer token is required", Code.Unauthenticated, { "www-authenticate": 'Bearer realm="a2a-hub"' });
+      // The same error-table row as the HTTP bindings, with the header HTTP would send as metadata.
+      const refusal = accessRefusal(decision);
+      const error = toConnectError(refusal.error, silentLogger);
+      for (const [k, v] of Object.entries(refusal.headers)) error.metadata.set(k, v);
+      throw error;
     }
     const tenant = decision.tenant;
     // §8.3.2: gRPC and Connect have no per-agent URL; the request's tenant must name the agent.

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
-import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
+import { stderrLogger, type A2AError, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
 import {
   abandonBody,
   BodyTimeoutError,
@@ -70,8 +70,8 @@ export interface JsonRpcHandlerOptions {
 export interface JsonRpcRefusal {
   readonly httpStatus: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly code: number;
-  readonly message: string;
+  /** The refusal as an A2A error: every element's answer carries its table code and ErrorInfo. */
+  readonly error: A2AError;
 }
 
 /** A node:http / node:http2-compat request handler. */
@@ -264,7 +264,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
       }
       const refusal = options.admit?.(req);
       if (refusal) {
-        const refuse = (e: RpcElement): JsonRpcResponse => errorResponse(elementId(e), { code: refusal.code, message: refusal.message });
+        const refuse = (e: RpcElement): JsonRpcResponse => errorResponse(elementId(e), toJsonRpcError(refusal.error, logger));
         const answer = read.kind === "batch" ? read.elements.map(refuse) : refuse(read.element);
         sendJson(res, refusal.httpStatus, answer, { ...x.headers, ...refusal.headers });
         return;
