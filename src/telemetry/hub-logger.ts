@@ -1,0 +1,56 @@
+import { pino, type Level, type Logger as Pino } from "pino";
+import pretty from "pino-pretty";
+import type { Logger } from "../core/index.js";
+
+/** Levels accepted by --log-level / A2A_HUB_LOG_LEVEL. */
+export const LOG_LEVELS: readonly string[] = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
+/** How the CLI's logger writes. */
+export interface HubLoggerOptions {
+  /** Lowest level written; default "info". */
+  readonly level?: string;
+  /** Human-readable lines instead of JSON; default: when the destination is a TTY. */
+  readonly pretty?: boolean;
+  /** Where lines go; default stderr. */
+  readonly destination?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** A Logger that can say whether a level is written, so callers skip building lines nobody reads. */
+export interface LevelledLogger extends Logger {
+  isLevelEnabled(level: string): boolean;
+  /** The pino instance, for embedding. */
+  readonly pino: Pino;
+}
+
+/** Fields that may carry secrets or message text; pino blanks them wherever a caller put them. */
+const REDACT = ["authorization", "token", "credentials", "*.authorization", "*.token", "*.credentials", "headers.authorization"];
+
+/**
+ * The hub's structured log (pino): one JSON object per line on stderr
+ * (pretty when stderr is a TTY), level, time, message and fields. Message
+ * text and bearer tokens are never passed to it; secrets under the usual
+ * names are redacted in case a caller slips.
+ */
+export function createHubLogger(options: HubLoggerOptions = {}): LevelledLogger {
+  const destination = options.destination ?? process.stderr;
+  const level = options.level ?? "info";
+  if (!LOG_LEVELS.includes(level)) throw new Error(`unknown log level ${JSON.stringify(level)} (expected one of ${LOG_LEVELS.join(", ")})`);
+  const usePretty = options.pretty ?? destination.isTTY === true;
+  const p = pino(
+    { level, base: undefined, redact: { paths: REDACT, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime },
+    usePretty ? pretty({ destination: destination as never, sync: true, colorize: true }) : destination,
+  );
+  return {
+    pino: p,
+    isLevelEnabled: (l) => p.isLevelEnabled(l as Level),
+    info: (message, fields) => p.info(fields ?? {}, message),
+    warn: (message, fields) => p.warn(fields ?? {}, message),
+    error: (message, fields) => p.error(fields ?? {}, message),
+  };
+}
+
+/** Whether `logger` writes info lines (a logger that cannot say is assumed to). */
+export function logsInfo(logger: Logger): boolean {
+  const l = logger as Partial<LevelledLogger>;
+  return typeof l.isLevelEnabled === "function" ? l.isLevelEnabled("info") : true;
+}
