@@ -10,7 +10,8 @@ export type CliCommand =
 
 /**
  * Reads `[hash-token] [--config file] [--port n] [--data dir] [--host addr]
- * [--public-url url] [--insecure] [--push-allow-private] [--push-allow-cidr c]`.
+ * [--public-url url] [--insecure] [--push-allow-private] [--push-allow-cidr c]
+ * [--log-level level] [--metrics-port n]`.
  * Flags win over A2A_HUB_* variables, which win over the file. Throws a
  * ConfigError naming the bad option.
  */
@@ -26,6 +27,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       insecure: { type: "boolean" },
       "push-allow-private": { type: "boolean" },
       "push-allow-cidr": { type: "string", multiple: true },
+      "log-level": { type: "string" },
+      "metrics-port": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -37,6 +40,11 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65535) throw new ConfigError("--port", `expected 0..65535, got ${JSON.stringify(values.port)}`);
   }
+  let metricsPort: number | undefined;
+  if (values["metrics-port"] !== undefined) {
+    metricsPort = Number(values["metrics-port"]);
+    if (!/^\d+$/.test(values["metrics-port"]) || metricsPort > 65535) throw new ConfigError("--metrics-port", `expected 0..65535, got ${JSON.stringify(values["metrics-port"])}`);
+  }
   const file = values.config ?? env.A2A_HUB_CONFIG;
   const source = file ? readConfigFile(file) : undefined;
   const config = buildConfig(source, env, {
@@ -47,6 +55,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     insecure: values.insecure,
     pushAllowPrivate: values["push-allow-private"],
     pushAllowCidrs: values["push-allow-cidr"],
+    logLevel: values["log-level"],
+    metricsPort,
   });
   // Without authentication and TLS, only this machine may talk to the hub unless the operator insists.
   if (!LOOPBACK.has(config.host) && !config.insecure) {

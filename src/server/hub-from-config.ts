@@ -96,5 +96,6 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
       retry: config.push.retry,
       timeoutMs: config.push.timeoutMs,
     },
+    metrics: config.metrics.enabled ? { tenantLabel: config.metrics.tenantLabel, tokenHash: config.metrics.tokenHash, port: config.metrics.port } : false,
   };
 }

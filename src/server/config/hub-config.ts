@@ -57,6 +57,32 @@ export interface HubConfig {
   readonly limits: LimitsConfig;
   /** A registry file of remote agents (arbiter's a2a_agents.json shape), each hosted as a `remote` agent. */
   readonly remoteRegistry?: string;
+  /** Lowest log level written (pino levels); default info. */
+  readonly logLevel: string;
+  /** Prometheus metrics at /metrics. */
+  readonly metrics: MetricsConfig;
+  /** OpenTelemetry traces; the standard OTEL_* variables also turn them on. */
+  readonly tracing?: TracingConfig;
+}
+
+/** `metrics:` of the config file. */
+export interface MetricsConfig {
+  readonly enabled: boolean;
+  /** Label request and task series by tenant (only when tenants are few). */
+  readonly tenantLabel: boolean;
+  /** SHA-256 hex of the scrape token (`npm start -- hash-token`); required to scrape when set. */
+  readonly tokenHash?: string;
+  /** Serve /metrics on this port too. */
+  readonly port?: number;
+}
+
+/** `tracing:` of the config file. */
+export interface TracingConfig {
+  /** OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces. */
+  readonly endpoint?: string;
+  /** Fraction of new traces sampled, 0..1; default 1. */
+  readonly sampleRatio?: number;
+  readonly serviceName?: string;
 }
 
 /** The hub with no config: one echo agent, one open tenant, loopback only. */
@@ -69,4 +95,6 @@ export const DEFAULT_CONFIG: HubConfig = {
   agents: [{ id: "echo", kind: "echo" }],
   push: { allowPrivateNetworks: false, allowCidrs: [] },
   limits: {},
+  logLevel: "info",
+  metrics: { enabled: true, tenantLabel: false },
 };

@@ -1,0 +1,93 @@
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { hashToken } from "../src/auth/index.js";
+import { parseCli } from "../src/server/index.js";
+import { createHubLogger } from "../src/telemetry/index.js";
+import { connectBindingClient, jsonRpcBindingClient, restBindingClient } from "./helpers/binding-client.js";
+import { textRequest, taskOf } from "./helpers/messages.js";
+import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+
+const hubs: TestHub[] = [];
+afterEach(async () => {
+  await Promise.all(hubs.splice(0).map((h) => h.stop()));
+});
+
+/** A pino logger writing into memory, and the JSON lines it wrote. */
+function memoryLogger(level: string) {
+  const out = new PassThrough();
+  const chunks: string[] = [];
+  out.on("data", (c: Buffer) => chunks.push(c.toString("utf8")));
+  return {
+    logger: createHubLogger({ level, destination: out, pretty: false }),
+    lines: (): Array<Record<string, unknown>> =>
+      chunks
+        .join("")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+const SECRET_TEXT = "the launch code is 0000";
+
+describe("structured request logs", () => {
+  it("writes one JSON line per request with binding, method, agent, tenant, task, status and duration, never the text or the token", async () => {
+    const log = memoryLogger("info");
+    const t = await startTestHub({ logger: log.logger, access: { tenants: [{ tenant: "acme", tokenHashes: [hashToken("acme-token")] }], agentTenants: new Map() } });
+    hubs.push(t);
+    const auth = { authorization: "Bearer acme-token" };
+    const grpc = await t.client("grpc").sendMessage(textRequest(SECRET_TEXT), { headers: auth });
+    const res = await fetch(t.url, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "missing-task" } }),
+    });
+    expect((await res.json()).error.code).toBe(-32001);
+    const requests = log.lines().filter((l) => l.msg === "request");
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ level: 30, binding: "grpc", method: "SendMessage", agent: "echo", tenant: "acme", status: "ok", taskId: taskOf(grpc).id, contextId: grpc.payload.value!.contextId });
+    expect(typeof requests[0]!.durationMs).toBe("number");
+    expect(typeof requests[0]!.time).toBe("string");
+    expect(requests[1]).toMatchObject({ binding: "jsonrpc", method: "GetTask", agent: "echo", tenant: "acme", status: "TaskNotFound", taskId: "missing-task" });
+    const all = JSON.stringify(log.lines());
+    expect(all).not.toContain("launch code");
+    expect(all).not.toContain("acme-token");
+    expect(all).not.toContain("traceId"); // tracing is off
+  });
+
+  it("logs each binding's calls, and nothing per request above info", async () => {
+    const log = memoryLogger("info");
+    const t = await startTestHub({ logger: log.logger });
+    hubs.push(t);
+    for (const c of [connectBindingClient(t.client("connect-h1"), "connect"), jsonRpcBindingClient(t.url), restBindingClient(t.url)]) {
+      for await (const _ of c.stream(textRequest("hi"))) void _;
+    }
+    const lines = log.lines().filter((l) => l.msg === "request");
+    expect(lines.map((l) => [l.binding, l.method, l.status])).toEqual([
+      ["connect", "SendStreamingMessage", "ok"],
+      ["jsonrpc", "SendStreamingMessage", "ok"],
+      ["rest", "SendStreamingMessage", "ok"],
+    ]);
+    expect(lines.every((l) => typeof l.events === "number" && (l.events as number) > 1)).toBe(true);
+
+    const quiet = memoryLogger("warn");
+    const q = await startTestHub({ logger: quiet.logger });
+    hubs.push(q);
+    await q.client("grpc").sendMessage(textRequest("hi"));
+    expect(quiet.lines()).toEqual([]);
+  });
+
+  it("takes the level from --log-level over A2A_HUB_LOG_LEVEL over the file, and refuses an unknown one", () => {
+    const env = { A2A_HUB_LOG_LEVEL: "warn" };
+    const serve = (argv: string[], e: NodeJS.ProcessEnv = {}) => {
+      const c = parseCli(argv, e);
+      if (c.command !== "serve") throw new Error("not serve");
+      return c.config;
+    };
+    expect(serve([]).logLevel).toBe("info");
+    expect(serve([], env).logLevel).toBe("warn");
+    expect(serve(["--log-level", "debug"], env).logLevel).toBe("debug");
+    expect(() => serve(["--log-level", "loud"])).toThrow(/--log-level.*must be one of/);
+    expect(() => serve([], { A2A_HUB_LOG_LEVEL: "loud" })).toThrow(/A2A_HUB_LOG_LEVEL/);
+  });
+});
