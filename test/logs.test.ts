@@ -1,9 +1,8 @@
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
 import { parseCli } from "../src/server/index.js";
-import { createHubLogger } from "../src/telemetry/index.js";
 import { connectBindingClient, jsonRpcBindingClient, restBindingClient } from "./helpers/binding-client.js";
+import { memoryLogger } from "./helpers/memory-logger.js";
 import { textRequest, taskOf } from "./helpers/messages.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
@@ -11,22 +10,6 @@ const hubs: TestHub[] = [];
 afterEach(async () => {
   await Promise.all(hubs.splice(0).map((h) => h.stop()));
 });
-
-/** A pino logger writing into memory, and the JSON lines it wrote. */
-function memoryLogger(level: string) {
-  const out = new PassThrough();
-  const chunks: string[] = [];
-  out.on("data", (c: Buffer) => chunks.push(c.toString("utf8")));
-  return {
-    logger: createHubLogger({ level, destination: out, pretty: false }),
-    lines: (): Array<Record<string, unknown>> =>
-      chunks
-        .join("")
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
-}
 
 const SECRET_TEXT = "the launch code is 0000";
 

@@ -12,6 +12,8 @@ export interface TracingConfig {
 
 /** The SDK once it is running: flush and stop it at shutdown. */
 export interface TracingHandle {
+  /** Exports the spans that have ended and are still batched. */
+  flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
   });
   provider.register();
   return {
+    flush: () => provider.forceFlush(),
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();
