@@ -38,7 +38,12 @@ export function createHubLogger(options: HubLoggerOptions = {}): LevelledLogger 
   const usePretty = options.pretty ?? destination.isTTY === true;
   const p = pino(
     { level, base: undefined, redact: { paths: REDACT, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime },
-    usePretty ? pretty({ destination: destination as never, sync: true, colorize: true }) : destination,
+    usePretty
+      ? pretty({ destination: destination as never, sync: true, colorize: true })
+      : // The process's stderr through sonic-boom: writes coalesce under load instead of one syscall per line; pino flushes it at exit.
+        destination === process.stderr
+        ? pino.destination({ dest: 2, sync: false })
+        : destination,
   );
   return {
     pino: p,

@@ -218,7 +218,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
   };
 }
 
-/** logLevel, metrics and tracing: flags over A2A_HUB_LOG_LEVEL / A2A_HUB_METRICS_PORT over the file. */
+/** logLevel, metrics and tracing: flags over A2A_HUB_LOG_LEVEL / A2A_HUB_METRICS / A2A_HUB_METRICS_PORT over the file. */
 function telemetryOf(c: Checker, file: Record<string, unknown>, env: NodeJS.ProcessEnv, cli: ConfigOverrides): Pick<HubConfig, "logLevel" | "metrics" | "tracing"> {
   const levelHint = `must be one of ${LOG_LEVELS.join(", ")}`;
   const logLevel = cli.logLevel ?? (env.A2A_HUB_LOG_LEVEL || undefined) ?? c.optString(file.logLevel, ["logLevel"]) ?? DEFAULT_CONFIG.logLevel;
@@ -227,7 +227,7 @@ function telemetryOf(c: Checker, file: Record<string, unknown>, env: NodeJS.Proc
   c.known(m, ["metrics"], ["enabled", "tenantLabel", "tokenHash", "port"]);
   const port = cli.metricsPort ?? envInt(env, "A2A_HUB_METRICS_PORT", 0, 65535) ?? (m.port === undefined ? undefined : c.int(m.port, ["metrics", "port"], 0, 65535));
   const metrics = {
-    enabled: m.enabled === undefined ? true : c.bool(m.enabled, ["metrics", "enabled"]),
+    enabled: envBool(env, "A2A_HUB_METRICS") ?? (m.enabled === undefined ? true : c.bool(m.enabled, ["metrics", "enabled"])),
     tenantLabel: m.tenantLabel === undefined ? false : c.bool(m.tenantLabel, ["metrics", "tenantLabel"]),
     tokenHash: c.optString(m.tokenHash, ["metrics", "tokenHash"], HASH, HASH_HINT),
     port,
