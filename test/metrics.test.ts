@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
 import { connectBindingClient, jsonRpcBindingClient, restBindingClient, type BindingClient } from "./helpers/binding-client.js";
@@ -137,5 +138,17 @@ describe("Prometheus metrics", () => {
 
     const off = await hub({ metrics: false });
     expect((await scrape(off.url)).status).toBe(404);
+  });
+
+  it("the Grafana dashboard under docs/ queries only series the hub exports", async () => {
+    const t = await hub();
+    await t.client("grpc").sendMessage(textRequest("hi"));
+    const { text } = await scrape(t.url);
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].map((m) => m[1]));
+    const dashboard = JSON.parse(readFileSync("docs/grafana-dashboard.json", "utf8")) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((x) => x.expr));
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b((?:a2a|process|nodejs)_[a-z0-9_]+)\{/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, ""))));
+    expect(used.size).toBeGreaterThanOrEqual(15);
+    for (const name of used) expect(exported.has(name), name).toBe(true);
   });
 });

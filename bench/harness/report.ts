@@ -93,7 +93,8 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
     const off = rows.find((r) => r.id === `telemetry-${binding}-off`);
     row.cells.forEach((c, i) => {
       const base = off?.cells.find((x) => x.connections === c.connections)?.rps.median;
-      const cost = base === undefined || variant === "off" ? undefined : 1 - c.rps.median / base;
+      // No ratio against a run that served nothing (a saturated shared host).
+      const cost = base === undefined || !(base > 0) || variant === "off" ? undefined : 1 - c.rps.median / base;
       const budget = variant === undefined ? undefined : TELEMETRY_BUDGET[variant];
       out.push([
         i === 0 ? row.binding : "",

@@ -96,6 +96,7 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
       retry: config.push.retry,
       timeoutMs: config.push.timeoutMs,
     },
+    readinessDrainMs: config.readinessDrainMs,
     metrics: config.metrics.enabled ? { tenantLabel: config.metrics.tenantLabel, tokenHash: config.metrics.tokenHash, port: config.metrics.port } : false,
   };
 }

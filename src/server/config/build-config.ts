@@ -168,7 +168,7 @@ export interface ConfigOverrides {
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "logLevel", "metrics", "tracing"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -219,7 +219,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
 }
 
 /** logLevel, metrics and tracing: flags over A2A_HUB_LOG_LEVEL / A2A_HUB_METRICS / A2A_HUB_METRICS_PORT over the file. */
-function telemetryOf(c: Checker, file: Record<string, unknown>, env: NodeJS.ProcessEnv, cli: ConfigOverrides): Pick<HubConfig, "logLevel" | "metrics" | "tracing"> {
+function telemetryOf(c: Checker, file: Record<string, unknown>, env: NodeJS.ProcessEnv, cli: ConfigOverrides): Pick<HubConfig, "logLevel" | "metrics" | "tracing" | "readinessDrainMs"> {
   const levelHint = `must be one of ${LOG_LEVELS.join(", ")}`;
   const logLevel = cli.logLevel ?? (env.A2A_HUB_LOG_LEVEL || undefined) ?? c.optString(file.logLevel, ["logLevel"]) ?? DEFAULT_CONFIG.logLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(cli.logLevel ? "--log-level" : env.A2A_HUB_LOG_LEVEL ? "A2A_HUB_LOG_LEVEL" : "logLevel", `${levelHint}, got ${JSON.stringify(logLevel)}`);
@@ -244,5 +244,7 @@ function telemetryOf(c: Checker, file: Record<string, unknown>, env: NodeJS.Proc
       serviceName: c.optString(t.serviceName, ["tracing", "serviceName"]),
     };
   }
-  return { logLevel, metrics, tracing };
+  const readinessDrainMs =
+    envInt(env, "A2A_HUB_READINESS_DRAIN_MS", 0, 600_000) ?? (file.readinessDrainMs === undefined ? undefined : c.int(file.readinessDrainMs, ["readinessDrainMs"], 0, 600_000));
+  return { logLevel, metrics, tracing, readinessDrainMs };
 }

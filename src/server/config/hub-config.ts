@@ -63,6 +63,8 @@ export interface HubConfig {
   readonly metrics: MetricsConfig;
   /** OpenTelemetry traces; the standard OTEL_* variables also turn them on. */
   readonly tracing?: TracingConfig;
+  /** How long a graceful stop answers /readyz 503 before it stops accepting (ms); default 0. */
+  readonly readinessDrainMs?: number;
 }
 
 /** `metrics:` of the config file. */
