@@ -83,6 +83,27 @@ describe("Prometheus metrics", () => {
     }
   });
 
+  it("shows runs in flight, open streams, subscribers and the stream queues while a stream is open", async () => {
+    const t = await hub();
+    const stream = t.client("grpc").sendStreamingMessage(textRequest("slow 3000"))[Symbol.asyncIterator]();
+    await stream.next();
+    const during = (await scrape(t.url)).text;
+    expect(value(during, "a2a_runs_in_flight")).toBe(1);
+    expect(value(during, "a2a_streams_open", { binding: "grpc" })).toBe(1);
+    expect(value(during, "a2a_subscribers")).toBeGreaterThanOrEqual(1);
+    expect(value(during, "a2a_stream_queue_depth", { of: "sum" })).toBeGreaterThanOrEqual(0);
+    expect(value(during, "a2a_stream_queue_depth", { of: "max" })).toBeGreaterThanOrEqual(0);
+    await stream.return?.();
+    let after = "";
+    for (let i = 0; i < 50; i++) {
+      after = (await scrape(t.url)).text;
+      if (value(after, "a2a_streams_open", { binding: "grpc" }) === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(value(after, "a2a_streams_open", { binding: "grpc" })).toBe(0);
+    expect(value(after, "a2a_subscribers")).toBe(0);
+  });
+
   it("counts push deliveries and webhook latency, and the outbox drains to zero", async () => {
     const receiver = await startReceiver();
     try {

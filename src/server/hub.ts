@@ -224,6 +224,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   metrics?.setSources({
     runsInFlight: () => inner.engine.activeRuns,
     subscribers: () => inner.engine.bus.listenerCount(),
+    streamBacklog: () => inner.engine.streamBacklog(),
     connections: () => server.connectionsByProtocol(),
     outbox: () => {
       const o = store.outboxStats(Date.now());

@@ -54,8 +54,12 @@ export function createHubLogger(options: HubLoggerOptions = {}): LevelledLogger 
   };
 }
 
-/** Whether `logger` writes info lines (a logger that cannot say is assumed to). */
+/**
+ * Whether `logger` wants one line per request: it says it writes info
+ * lines. A plain Logger (which cannot say) gets none, so an embedding
+ * application's logger is not flooded and a silent one costs nothing.
+ */
 export function logsInfo(logger: Logger): boolean {
   const l = logger as Partial<LevelledLogger>;
-  return typeof l.isLevelEnabled === "function" ? l.isLevelEnabled("info") : true;
+  return typeof l.isLevelEnabled === "function" && l.isLevelEnabled("info");
 }

@@ -18,6 +18,8 @@ export interface ScrapeSources {
   runsInFlight(): number;
   /** Live-event listeners (streams and subscriptions) attached now. */
   subscribers(): number;
+  /** Events buffered for stream readers: in all, and for the furthest-behind one. */
+  streamBacklog(): { readonly total: number; readonly max: number };
   /** Open client connections by protocol ("http1", "h2c"). */
   connections(): Readonly<Record<string, number>>;
   /** Push outbox rows still to deliver, and the age of the oldest due one (seconds). */
@@ -105,6 +107,17 @@ export class HubMetrics {
     const self = this;
     new Gauge({ name: "a2a_runs_in_flight", help: "Agent runs going now.", registers, collect() { this.set(self.sources?.runsInFlight() ?? 0); } });
     new Gauge({ name: "a2a_subscribers", help: "Readers attached to live task events (streams and subscriptions).", registers, collect() { this.set(self.sources?.subscribers() ?? 0); } });
+    new Gauge({
+      name: "a2a_stream_queue_depth",
+      help: "Events buffered for stream readers (sum over readers, and the furthest-behind reader); a reader past its buffer is fed from the event log instead.",
+      labelNames: ["of"],
+      registers,
+      collect() {
+        const b = self.sources?.streamBacklog() ?? { total: 0, max: 0 };
+        this.set({ of: "sum" }, b.total);
+        this.set({ of: "max" }, b.max);
+      },
+    });
     new Gauge({
       name: "a2a_open_connections",
       help: "Client connections open on the hub's port, by protocol.",
