@@ -73,4 +73,20 @@ describe("structured request logs", () => {
     expect(() => serve(["--log-level", "loud"])).toThrow(/--log-level.*must be one of/);
     expect(() => serve([], { A2A_HUB_LOG_LEVEL: "loud" })).toThrow(/A2A_HUB_LOG_LEVEL/);
   });
+
+  it("writes pretty lines when its destination is a terminal, JSON otherwise", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { createHubLogger } = await import("../src/telemetry/index.js");
+    const written = (tty: boolean): Promise<string> => {
+      const out = Object.assign(new PassThrough(), { isTTY: tty });
+      let text = "";
+      out.on("data", (c: Buffer) => (text += c.toString("utf8")));
+      createHubLogger({ destination: out }).info("request", { binding: "grpc", method: "SendMessage" });
+      return new Promise((resolve) => setTimeout(() => resolve(text), 50));
+    };
+    const pretty = await written(true);
+    expect(pretty).toMatch(/INFO.*request/);
+    expect(() => JSON.parse(pretty)).toThrow();
+    expect(JSON.parse(await written(false))).toMatchObject({ level: 30, msg: "request", binding: "grpc", method: "SendMessage" });
+  });
 });

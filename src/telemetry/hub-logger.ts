@@ -1,5 +1,6 @@
+import { createRequire } from "node:module";
 import { pino, type Level, type Logger as Pino } from "pino";
-import pretty from "pino-pretty";
+import type PinoPretty from "pino-pretty";
 import type { Logger } from "../core/index.js";
 
 /** Levels accepted by --log-level / A2A_HUB_LOG_LEVEL. */
@@ -39,7 +40,8 @@ export function createHubLogger(options: HubLoggerOptions = {}): LevelledLogger 
   const p = pino(
     { level, base: undefined, redact: { paths: REDACT, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime },
     usePretty
-      ? pretty({ destination: destination as never, sync: true, colorize: true })
+      ? // Loaded only for a terminal: a service writing JSON never pays for it.
+        (createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty)({ destination: destination as never, sync: true, colorize: true })
       : // The process's stderr through sonic-boom: writes coalesce under load instead of one syscall per line; pino flushes it at exit.
         destination === process.stderr
         ? pino.destination({ dest: 2, sync: false })
