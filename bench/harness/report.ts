@@ -83,18 +83,24 @@ function unaryTable(rows: readonly UnaryRow[]): string {
 const TELEMETRY_BUDGET: Readonly<Record<string, number>> = { metrics: 0.05, tracing: 0.15 };
 
 function telemetryTable(rows: readonly UnaryRow[]): string {
+  const cellOf = (id: string, c: number) => rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c);
+  /** Server CPU time per answered call (µs): less sensitive than req/s to other load on a shared host. */
+  const cpuPerCall = (c: UnaryRow["cells"][number] | undefined) => (c && c.rps.median > 0 ? (c.serverCpu.median / c.rps.median) * 1e6 : undefined);
   const out: string[][] = [];
   for (const row of rows) {
     const [, binding, variant] = /^telemetry-([a-z]+)-([a-z]+)$/.exec(row.id) ?? [];
     if (row.status !== "ok") {
-      out.push([row.binding, row.server, "", row.status, "", "", "", "", ""]);
+      out.push([row.binding, row.server, "", row.status, "", "", "", "", "", "", ""]);
       continue;
     }
-    const off = rows.find((r) => r.id === `telemetry-${binding}-off`);
     row.cells.forEach((c, i) => {
-      const base = off?.cells.find((x) => x.connections === c.connections)?.rps.median;
+      const off = cellOf(`telemetry-${binding}-off`, c.connections);
+      const base = off?.rps.median;
       // No ratio against a run that served nothing (a saturated shared host).
       const cost = base === undefined || !(base > 0) || variant === "off" ? undefined : 1 - c.rps.median / base;
+      const cpu = cpuPerCall(c);
+      const cpuOff = cpuPerCall(off);
+      const cpuCost = cpu === undefined || cpuOff === undefined || variant === "off" ? undefined : cpu / cpuOff - 1;
       const budget = variant === undefined ? undefined : TELEMETRY_BUDGET[variant];
       out.push([
         i === 0 ? row.binding : "",
@@ -104,12 +110,17 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
         sp(c.p50Ms, ms),
         sp(c.p99Ms, ms),
         `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`,
+        cpu === undefined ? "" : cpu.toFixed(0),
         cost === undefined ? "" : `${(cost * 100).toFixed(1)}%`,
+        cpuCost === undefined ? "" : `${(cpuCost * 100).toFixed(1)}%`,
         cost === undefined || budget === undefined ? "" : cost < budget ? `meets < ${budget * 100}%` : `misses < ${budget * 100}%`,
       ]);
     });
   }
-  return table(["binding", "hub telemetry", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "throughput cost vs off", "target"], out);
+  return table(
+    ["binding", "hub telemetry", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU µs/call", "throughput cost vs off", "CPU/call cost vs off", "target (throughput)"],
+    out,
+  );
 }
 
 /** The whole report as Markdown: header, targets, one section per measure, notes. */
@@ -150,7 +161,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     parts.push(
       "## Cost of telemetry (unary SendMessage)\n\n" +
         "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
-        "The cost is 1 − (req/s with it on ÷ req/s with everything off), medians at the same concurrency; negative means within noise.\n\n" +
+        "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off), medians at the same concurrency; the CPU/call cost compares the server's CPU time per answered call, which other load on a shared host disturbs less. Negative means within noise.\n\n" +
         telemetryTable(results.telemetry),
     );
   }

@@ -65,7 +65,7 @@ class Call {
     this.agent = probe.options.agentOf(handler, req.tenant ?? "");
     this.tenant = scopeOf(handler).tenant;
     if (probe.options.tracing) {
-      // §7: W3C trace context from HTTP headers or gRPC metadata alike.
+      // W3C Trace Context, from HTTP headers and gRPC metadata alike (both reach the service as Headers).
       const parent = extractTraceContext(handler.requestHeader);
       this.span = hubTracer().startSpan(
         `${A2AService.typeName}/${this.method}`,
