@@ -26,9 +26,9 @@ describe("structured request logs", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "missing-task" } }),
     });
     expect((await res.json()).error.code).toBe(-32001);
-    const requests = log.lines().filter((l) => l.msg === "request");
+    const requests = log.lines().filter((l) => l.message === "request");
     expect(requests).toHaveLength(2);
-    expect(requests[0]).toMatchObject({ level: 30, binding: "grpc", method: "SendMessage", agent: "echo", tenant: "acme", status: "ok", taskId: taskOf(grpc).id, contextId: grpc.payload.value!.contextId });
+    expect(requests[0]).toMatchObject({ level: "info", binding: "grpc", method: "SendMessage", agent: "echo", tenant: "acme", status: "ok", taskId: taskOf(grpc).id, contextId: grpc.payload.value!.contextId });
     expect(typeof requests[0]!.durationMs).toBe("number");
     expect(typeof requests[0]!.time).toBe("string");
     expect(requests[1]).toMatchObject({ binding: "jsonrpc", method: "GetTask", agent: "echo", tenant: "acme", status: "TaskNotFound", taskId: "missing-task" });
@@ -45,7 +45,7 @@ describe("structured request logs", () => {
     for (const c of [connectBindingClient(t.client("connect-h1"), "connect"), jsonRpcBindingClient(t.url), restBindingClient(t.url)]) {
       for await (const _ of c.stream(textRequest("hi"))) void _;
     }
-    const lines = log.lines().filter((l) => l.msg === "request");
+    const lines = log.lines().filter((l) => l.message === "request");
     expect(lines.map((l) => [l.binding, l.method, l.status])).toEqual([
       ["connect", "SendStreamingMessage", "ok"],
       ["jsonrpc", "SendStreamingMessage", "ok"],
@@ -87,6 +87,6 @@ describe("structured request logs", () => {
     const pretty = await written(true);
     expect(pretty).toMatch(/INFO.*request/);
     expect(() => JSON.parse(pretty)).toThrow();
-    expect(JSON.parse(await written(false))).toMatchObject({ level: 30, msg: "request", binding: "grpc", method: "SendMessage" });
+    expect(JSON.parse(await written(false))).toMatchObject({ level: "info", message: "request", binding: "grpc", method: "SendMessage" });
   });
 });

@@ -129,7 +129,7 @@ describe("OpenTelemetry traces exported over OTLP/HTTP", () => {
     expect(server).toMatchObject({ name: `${SERVICE}/SendStreamingMessage`, parentSpanId: caller.spanId, attributes: { "a2a.binding": "grpc", "a2a.outcome": "ok" } });
     expect(server!.attributes["a2a.task_id"]).toBe((events[0]!.payload.value as { id: string }).id);
     expect(named(spans, "agent run")[0]!.parentSpanId).toBe(server!.spanId);
-    const line = log.lines().find((l) => l.msg === "request");
+    const line = log.lines().find((l) => l.message === "request");
     expect(line).toMatchObject({ method: "SendStreamingMessage", traceId: caller.traceId });
   });
 

@@ -38,10 +38,18 @@ export function createHubLogger(options: HubLoggerOptions = {}): LevelledLogger 
   if (!LOG_LEVELS.includes(level)) throw new Error(`unknown log level ${JSON.stringify(level)} (expected one of ${LOG_LEVELS.join(", ")})`);
   const usePretty = options.pretty ?? destination.isTTY === true;
   const p = pino(
-    { level, base: undefined, redact: { paths: REDACT, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level,
+      base: undefined,
+      redact: { paths: REDACT, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      messageKey: "message",
+      // "level":"error" rather than 50, and "message": the form the hub's lines always had, readable without pino's table.
+      formatters: { level: (label) => ({ level: label }) },
+    },
     usePretty
       ? // Loaded only for a terminal: a service writing JSON never pays for it.
-        (createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty)({ destination: destination as never, sync: true, colorize: true })
+        (createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty)({ destination: destination as never, sync: true, colorize: true, messageKey: "message" })
       : // The process's stderr through sonic-boom: writes coalesce under load instead of one syscall per line; pino flushes it at exit.
         destination === process.stderr
         ? pino.destination({ dest: 2, sync: false })
