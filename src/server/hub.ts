@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
@@ -15,7 +14,7 @@ import { SqliteTaskStore, type TaskStore } from "../store/index.js";
 import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, logsInfo, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
-import { metricsRoute } from "./metrics-route.js";
+import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
 import type { HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
 
@@ -232,7 +231,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     },
   });
   const metricsPort = options.metrics ? options.metrics.port : undefined;
-  const metricsServer = scrape && metricsPort !== undefined ? await listenMetrics(metricsPort, host, (req, res) => health(req, res) || scrape(req, res) || notFound(res)) : undefined;
+  const metricsServer = scrape && metricsPort !== undefined ? await listenMetricsPort(metricsPort, host, (req, res) => health(req, res) || scrape(req, res)) : undefined;
   const metricsUrl = metricsServer && `http://${host.includes(":") ? `[${host}]` : host}:${(metricsServer.address() as AddressInfo).port}/`;
   let closing: Promise<void> | undefined;
   return {
@@ -264,21 +263,4 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         store.close();
       })()),
   };
-}
-
-/** A plain HTTP/1.1 listener for the metrics port. */
-async function listenMetrics(port: number, host: string, handle: (req: http.IncomingMessage, res: http.ServerResponse) => unknown): Promise<http.Server> {
-  const server = http.createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  return server;
-}
-
-function notFound(res: http.ServerResponse): void {
-  res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("only /metrics, /healthz and /readyz are served here\n");
 }

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import * as http from "node:http";
 import { bearerToken, hashToken } from "../auth/index.js";
 import type { HubMetrics } from "../telemetry/index.js";
 import type { HttpRequest, HttpResponse } from "./http-routes.js";
@@ -56,4 +57,22 @@ function isLoopbackAddress(address: string): boolean {
 function send(res: HttpResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
   (res as import("node:http").ServerResponse).writeHead(status, { "content-type": contentType, "cache-control": "no-store", "content-length": Buffer.byteLength(body), ...headers });
   res.end(body);
+}
+
+/**
+ * A plain HTTP/1.1 listener of its own for `--metrics-port`: `handle`
+ * answers what it serves (true), everything else is 404.
+ */
+export async function listenMetricsPort(port: number, host: string, handle: (req: http.IncomingMessage, res: http.ServerResponse) => boolean): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    if (!handle(req, res)) res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("only /metrics, /healthz and /readyz are served here\n");
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server;
 }
