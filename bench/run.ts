@@ -18,6 +18,7 @@ import { measureProfile } from "./measures/cpu-profile-run.js";
 import { measureFanout } from "./measures/fan-out.js";
 import { measureStore } from "./measures/store-scale.js";
 import { measureStreaming } from "./measures/streaming.js";
+import { measureTelemetry } from "./measures/telemetry-cost.js";
 import { measureUnary } from "./measures/unary-throughput.js";
 
 async function main(): Promise<void> {
@@ -39,6 +40,10 @@ async function main(): Promise<void> {
   try {
     if (options.sections.has("unary")) {
       results.unary = await measureUnary(ctx);
+      write();
+    }
+    if (options.sections.has("telemetry")) {
+      results.telemetry = await measureTelemetry(ctx);
       write();
     }
     if (options.sections.has("streaming")) {

@@ -79,6 +79,50 @@ function unaryTable(rows: readonly UnaryRow[]): string {
   );
 }
 
+/** Issue 18's targets: the throughput a part of telemetry may cost, as a share of "off". */
+const TELEMETRY_BUDGET: Readonly<Record<string, number>> = { metrics: 0.05, tracing: 0.15 };
+
+function telemetryTable(rows: readonly UnaryRow[]): string {
+  const cellOf = (id: string, c: number) => rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c);
+  /** Server CPU time per answered call (µs): less sensitive than req/s to other load on a shared host. */
+  const cpuPerCall = (c: UnaryRow["cells"][number] | undefined) => (c && c.rps.median > 0 ? (c.serverCpu.median / c.rps.median) * 1e6 : undefined);
+  const out: string[][] = [];
+  for (const row of rows) {
+    const [, binding, variant] = /^telemetry-([a-z]+)-([a-z]+)$/.exec(row.id) ?? [];
+    if (row.status !== "ok") {
+      out.push([row.binding, row.server, "", row.status, "", "", "", "", "", "", ""]);
+      continue;
+    }
+    row.cells.forEach((c, i) => {
+      const off = cellOf(`telemetry-${binding}-off`, c.connections);
+      const base = off?.rps.median;
+      // No ratio against a run that served nothing (a saturated shared host).
+      const cost = base === undefined || !(base > 0) || variant === "off" ? undefined : 1 - c.rps.median / base;
+      const cpu = cpuPerCall(c);
+      const cpuOff = cpuPerCall(off);
+      const cpuCost = cpu === undefined || cpuOff === undefined || variant === "off" ? undefined : cpu / cpuOff - 1;
+      const budget = variant === undefined ? undefined : TELEMETRY_BUDGET[variant];
+      out.push([
+        i === 0 ? row.binding : "",
+        i === 0 ? row.server : "",
+        String(c.connections),
+        sp(c.rps, int),
+        sp(c.p50Ms, ms),
+        sp(c.p99Ms, ms),
+        `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`,
+        cpu === undefined ? "" : cpu.toFixed(0),
+        cost === undefined ? "" : `${(cost * 100).toFixed(1)}%`,
+        cpuCost === undefined ? "" : `${(cpuCost * 100).toFixed(1)}%`,
+        cost === undefined || budget === undefined ? "" : cost < budget ? `meets < ${budget * 100}%` : `misses < ${budget * 100}%`,
+      ]);
+    });
+  }
+  return table(
+    ["binding", "hub telemetry", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU µs/call", "throughput cost vs off", "CPU/call cost vs off", "target (throughput)"],
+    out,
+  );
+}
+
 /** The whole report as Markdown: header, targets, one section per measure, notes. */
 export function renderReport(results: BenchResults, options: BenchOptions, machine: MachineInfo, pinning: CpuPinning, wallSec: number): string {
   const parts: string[] = [];
@@ -110,6 +154,15 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
         `Request/s, latency and errors at ${options.connections.join(" and ")} concurrent connections. CPU columns are shares of one core during the timed runs: the server's (median), the loader's (median), and other processes' on the machine (worst run; anything but ~0% means a shared host disturbed the figures). ` +
         "Ratios: this row's req/s divided by bare node:http, and by the SDK's row of the same wire family (JSON over HTTP/1.1 or h2/gRPC) at the same concurrency.\n\n" +
         unaryTable(results.unary),
+    );
+  }
+
+  if (results.telemetry && results.telemetry.length > 0) {
+    parts.push(
+      "## Cost of telemetry (unary SendMessage)\n\n" +
+        "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
+        "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off), medians at the same concurrency; the CPU/call cost compares the server's CPU time per answered call, which other load on a shared host disturbs less. Negative means within noise.\n\n" +
+        telemetryTable(results.telemetry),
     );
   }
 
@@ -177,7 +230,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   }
 
   const notes: string[] = [];
-  for (const r of results.unary) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
+  for (const r of [...results.unary, ...(results.telemetry ?? [])]) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
   for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
   if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
   if (results.store?.note) notes.push(`- store: ${results.store.note}`);

@@ -114,6 +114,8 @@ export interface ProfileResult {
 /** Everything one bench run measured. */
 export interface BenchResults {
   unary: UnaryRow[];
+  /** Unary rows of the hub with telemetry off and each part of it on (ids telemetry-<binding>-<variant>). */
+  telemetry?: UnaryRow[];
   streams: StreamRow[];
   fanout?: FanoutResult;
   store?: StoreResult;

@@ -45,6 +45,8 @@ export async function startSdk(pinning: CpuPinning, store: "memory" | "sqlite", 
 export interface HubChildOptions {
   /** Directory to write a V8 CPU profile to when the hub exits (node --cpu-prof). */
   readonly cpuProfDir?: string;
+  /** Settings for this hub (A2A_HUB_*, OTEL_*), over the caller's environment stripped of both. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface HubChildOptions {
 export async function startHubChild(pinning: CpuPinning, dataDir: string, options: HubChildOptions = {}): Promise<ServerUnderTest> {
   const flags = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [];
   // The hub's defaults are what is measured: no A2A_HUB_* settings (rate limits, tenants) leak in from the caller.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_")));
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_") && !k.startsWith("OTEL_"))), ...options.env };
   const child = new Child("a2a-hub", [...pinning.server, ...nodeTs("src/main.ts", ["--port", "0", "--data", dataDir], flags)], { env });
   const m = await child.waitForLine(/a2a-hub listening on (http:\/\/\S+\/)/, START_TIMEOUT_MS);
   return { child, url: m[1]! };

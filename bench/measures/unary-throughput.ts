@@ -22,12 +22,12 @@ import { spread } from "../harness/stats.js";
 const SDK = "@a2a-js/sdk 1.3.0";
 const RPC_PATH = "lf.a2a.v1.A2AService/SendMessage";
 
-type Load =
+export type Load =
   | { tool: "autocannon"; path: string; headers: Readonly<Record<string, string>>; body: string; check: CheckName }
   | { tool: "h2"; path: string; headers: Readonly<Record<string, string>>; kind: H2Kind; onGrpcPort: boolean };
 
 /** One row of the table: how to start its server and how to load it. */
-interface RowSpec {
+export interface RowSpec {
   readonly id: string;
   readonly group: UnaryRow["group"];
   readonly server: string;
@@ -40,10 +40,19 @@ interface RowSpec {
   readonly optional?: boolean;
 }
 
+/** The unary JSON-RPC (autocannon) and gRPC (h2 loader) SendMessage loads. */
+export function unaryLoads(): { readonly jsonrpc: Load; readonly grpc: Load } {
+  const jsonrpc = jsonRpcBody("SendMessage", sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
+  return {
+    jsonrpc: { tool: "autocannon", path: "", headers: JSON_HEADERS, body: jsonrpc, check: "jsonrpc-task" },
+    grpc: { tool: "h2", path: RPC_PATH, headers: GRPC_HEADERS, kind: "grpc", onGrpcPort: true },
+  };
+}
+
 function rowSpecs(): RowSpec[] {
   const jsonrpc = jsonRpcBody("SendMessage", sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
   const rest = JSON.stringify(sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
-  const grpc: Load = { tool: "h2", path: RPC_PATH, headers: GRPC_HEADERS, kind: "grpc", onGrpcPort: true };
+  const grpc = unaryLoads().grpc;
   const hub = (ctx: BenchContext) => startHubChild(ctx.pinning, ctx.freshDir("hub"));
   return [
     {
@@ -193,7 +202,7 @@ async function loadCell(ctx: BenchContext, srv: ServerUnderTest, spec: RowSpec, 
 }
 
 /** Measures one row end to end on a server of its own; failures are recorded, not thrown. */
-async function measureRow(ctx: BenchContext, spec: RowSpec): Promise<UnaryRow> {
+export async function measureRow(ctx: BenchContext, spec: RowSpec): Promise<UnaryRow> {
   const row: UnaryRow = { id: spec.id, group: spec.group, server: spec.server, binding: spec.binding, loader: spec.load.tool, status: "ok", cells: [] };
   ctx.log(`unary: ${spec.server} / ${spec.binding}`);
   let srv: ServerUnderTest | undefined;

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { context, propagation } from "@opentelemetry/api";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { create, toJson } from "@bufbuild/protobuf";
@@ -131,6 +132,11 @@ export class CommandAgent implements AgentExecutor {
       if (value !== undefined) env[name] = value;
     }
     env[COMMAND_ENV.taskId] = ctx.taskId;
+    // The W3C trace context of the agent run, as OTel SDKs read it from the environment.
+    const trace: Record<string, string> = {};
+    propagation.inject(context.active(), trace);
+    if (trace.traceparent) env.TRACEPARENT = trace.traceparent;
+    if (trace.tracestate) env.TRACESTATE = trace.tracestate;
     env[COMMAND_ENV.contextId] = ctx.contextId;
     const putJson = (name: string, value: unknown): void => {
       const json = JSON.stringify(value);

@@ -1,6 +1,6 @@
 import { hashToken, newToken } from "../auth/index.js";
-import { stderrLogger } from "../core/index.js";
 import { hostHeaderWarning, hubOptionsFromConfig, isLoopbackHost, parseCli, SERVE_OPTIONS, startHub } from "../server/index.js";
+import { createHubLogger, startTracing } from "../telemetry/index.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
 import { HASH_TOKEN_USAGE, serveUsage } from "./usage-text.js";
@@ -28,7 +28,11 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
   const hostWarning = hostHeaderWarning(cli.config);
   if (hostWarning) io.stderr.write(`a2a-hub: WARNING: ${hostWarning}\n`);
   if (tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
-  const hub = await startHub({ logger: stderrLogger, ...options });
+  // The CLI's own log: pino JSON lines on stderr (pretty on a TTY), one per request at info.
+  const logger = createHubLogger({ level: cli.config.logLevel, destination: io.stderr });
+  // The OTel SDK only when OTEL_* variables or the config's `tracing:` ask for it.
+  const tracing = await startTracing(cli.config.tracing, io.env);
+  const hub = await startHub({ ...options, logger, tracing: tracing !== undefined });
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -41,7 +45,10 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
       stopping = true;
       io.stderr.write(`a2a-hub: ${signal}, stopping\n`);
       hub.close().then(
-        () => resolve(EXIT.ok),
+        async () => {
+          await tracing?.shutdown().catch(() => {});
+          resolve(EXIT.ok);
+        },
         (e: unknown) => {
           io.stderr.write(`a2a-hub: stop failed: ${String(e)}\n`);
           resolve(EXIT.error);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { context, propagation } from "@opentelemetry/api";
 import {
   CancelTaskRequestSchema,
   GetTaskRequestSchema,
@@ -193,7 +194,7 @@ export class A2AClient {
   private async unary<T>(fn: (c: TransportCall) => Promise<T>, call: CallOptions, operation: string): Promise<T> {
     const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
     try {
-      return await fn({ signal: deadline.signal, headers: this.headers });
+      return await fn({ signal: deadline.signal, headers: traced(this.headers) });
     } catch (e) {
       throw failure(e, deadline, call.signal, operation);
     } finally {
@@ -204,7 +205,7 @@ export class A2AClient {
   private async *streaming(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string): AsyncGenerator<StreamResponse> {
     const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
     try {
-      for await (const event of fn({ signal: deadline.signal, headers: this.headers })) {
+      for await (const event of fn({ signal: deadline.signal, headers: traced(this.headers) })) {
         deadline.clear();
         yield event;
       }
@@ -222,4 +223,16 @@ function failure(e: unknown, deadline: Deadline, callerSignal: AbortSignal | und
   if (callerSignal?.aborted) return clientFailure("CANCELED", `${operation} was aborted`, e);
   if (isA2AError(e) || e instanceof CardSignatureError) return e;
   return clientFailure("UNAVAILABLE", `${operation} failed: ${e instanceof Error ? e.message : String(e)}`, e);
+}
+
+/**
+ * The call's headers plus the W3C trace context of the active span
+ * (`traceparent`, `tracestate`), so that a hub calling a remote agent and
+ * the agent's own spans form one trace; the headers unchanged when no
+ * tracer is set up.
+ */
+function traced(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent === undefined ? headers : { ...headers, ...carrier };
 }

@@ -80,7 +80,7 @@ export class TaskEngine {
   private readonly runs = new Map<string, Run>();
   /** Runs going per tenant (limits.maxTasksInFlightPerTenant). */
   private readonly tenantRuns = new Map<string, number>();
-  private readonly streams = new Set<{ close(): void }>();
+  private readonly streams = new Set<{ close(): void; readonly depth?: number }>();
   private stopping = false;
   /** Effects of the open store batch, run once it has committed (bus events, first outcomes). */
   private pending: Array<() => void> | undefined;
@@ -533,9 +533,21 @@ export class TaskEngine {
   }
 
   /** Registers an open stream so that stop() can end it; returns the function that forgets it. */
-  trackStream(stream: { close(): void }): () => void {
+  trackStream(stream: { close(): void; readonly depth?: number }): () => void {
     this.streams.add(stream);
     return () => this.streams.delete(stream);
+  }
+
+  /** Events buffered for stream readers now, in all and for the furthest-behind reader (for metrics). */
+  streamBacklog(): { total: number; max: number } {
+    let total = 0;
+    let max = 0;
+    for (const s of this.streams) {
+      const d = s.depth ?? 0;
+      total += d;
+      if (d > max) max = d;
+    }
+    return { total, max };
   }
 
   /** Number of open streams: for leak checks. */

@@ -81,6 +81,11 @@ export class EventQueue<T> implements AsyncIterable<T> {
     this.progressAt = Date.now();
   }
 
+  /** Items buffered now, waiting for the consumer (for metrics). */
+  get depth(): number {
+    return this.items.length;
+  }
+
   /** Runs once when the queue closes for any reason (to unsubscribe). */
   whenClosed(fn: () => void): void {
     this.onClose = fn;

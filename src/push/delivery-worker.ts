@@ -1,10 +1,14 @@
 import { create, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { StreamResponseSchema, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
 import type { Logger } from "../core/index.js";
 import type { PushDelivery, TaskStore } from "../store/index.js";
 import { AddressPolicy } from "./address-policy.js";
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from "./retry-policy.js";
 import { postWebhook, type WebhookOutcome } from "./webhook-post.js";
+
+/** No-op until an OTel SDK is registered. */
+const tracer = () => trace.getTracer("a2a-hub");
 
 /** Metadata key (and header) carrying the event's sequence number, so receivers can drop duplicates. */
 export const SEQ_METADATA_KEY = "a2a-hub/seq";
@@ -23,6 +27,8 @@ export interface PushOptions {
    * version ("0.3"); the JSON of the event in that version's shape.
    */
   readonly encoders?: Readonly<Record<string, (event: StreamResponse) => unknown>>;
+  /** Told of every POST's result (for metrics): sent (2xx), retried, or dead after its last attempt. */
+  readonly onDelivery?: (result: "sent" | "retried" | "dead", seconds: number) => void;
 }
 
 /** The body a receiver gets: the StreamResponse as ProtoJSON, events tagged with their sequence number. */
@@ -64,6 +70,7 @@ export class PushDeliveryWorker {
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly encoders: PushOptions["encoders"];
+  private readonly onDelivery: PushOptions["onDelivery"];
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = false;
@@ -78,6 +85,7 @@ export class PushDeliveryWorker {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.concurrency = options.concurrency ?? 16;
     this.encoders = options.encoders;
+    this.onDelivery = options.onDelivery;
   }
 
   start(): void {
@@ -117,25 +125,51 @@ export class PushDeliveryWorker {
     }
   }
 
-  private async deliver(d: PushDelivery): Promise<void> {
+  /** One delivery inside its span; the receiver gets the span's W3C trace context. */
+  private deliver(d: PushDelivery): Promise<void> {
+    const attributes = { "a2a.task_id": d.taskId, "a2a.agent": d.scope.agentId, "a2a.push.seq": d.seq, "a2a.push.attempt": d.attempts + 1 };
+    return tracer().startActiveSpan("push delivery", { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const result = await this.attempt(d);
+        span.setAttribute("a2a.push.result", result ?? "left pending");
+        if (result !== "sent") span.setStatus({ code: SpanStatusCode.ERROR, message: result ?? "left pending" });
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async attempt(d: PushDelivery): Promise<"sent" | "retried" | "dead" | undefined> {
     let outcome: WebhookOutcome;
+    const started = performance.now();
+    const headers = headersFor(d);
+    propagation.inject(context.active(), headers);
     try {
-      outcome = await postWebhook({ url: d.config.url, body: payloadJson(d, this.encoders), headers: headersFor(d), timeoutMs: this.timeoutMs }, this.policy);
+      outcome = await postWebhook({ url: d.config.url, body: payloadJson(d, this.encoders), headers, timeoutMs: this.timeoutMs }, this.policy);
     } catch (e) {
       outcome = { ok: false, reason: String(e) };
     }
-    if (this.stopped && !outcome.ok) return; // left pending: the next process retries it
+    if (this.stopped && !outcome.ok) return undefined; // left pending: the next process retries it
+    const seconds = (performance.now() - started) / 1000;
     try {
-      if (outcome.ok) return this.store.deliverySucceeded(d.id);
+      if (outcome.ok) {
+        this.store.deliverySucceeded(d.id);
+        this.onDelivery?.("sent", seconds);
+        return "sent";
+      }
       const attempts = d.attempts + 1;
       const retryAt = nextAttemptAt(this.retry, attempts, Date.now());
       this.store.deliveryFailed(d.id, retryAt, outcome.reason);
       if (retryAt === undefined) {
         this.logger.warn("push delivery is dead after its last attempt", { taskId: d.taskId, configId: d.config.id, seq: d.seq, attempts, reason: outcome.reason });
       }
+      const result = retryAt === undefined ? "dead" : "retried";
+      this.onDelivery?.(result, seconds);
+      return result;
     } catch (e) {
       // The store closed under us during shutdown: the row stays pending.
       this.logger.warn("could not record a push delivery outcome", { error: String(e) });
+      return undefined;
     }
   }
 

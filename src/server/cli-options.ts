@@ -45,6 +45,8 @@ export const SERVE_OPTIONS: readonly OptionDoc[] = [
     config: "push.allowCidrs",
     help: "let push notifications go to this private range; repeatable",
   },
+  { name: "log-level", value: "LEVEL", env: "A2A_HUB_LOG_LEVEL", config: "logLevel", help: "lowest level logged: trace, debug, info (one line per request), warn, error, fatal, silent (info)" },
+  { name: "metrics-port", value: "N", env: "A2A_HUB_METRICS_PORT", config: "metrics.port", help: "also serve /metrics, /healthz and /readyz on this port" },
 ];
 
 /**
@@ -68,6 +70,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     port = Number(portText);
     if (!/^\d+$/.test(portText) || port > 65535) throw new ConfigError("--port", `expected 0..65535, got ${JSON.stringify(portText)}`);
   }
+  let metricsPort: number | undefined;
+  const metricsPortText = flag("metrics-port");
+  if (metricsPortText !== undefined) {
+    metricsPort = Number(metricsPortText);
+    if (!/^\d+$/.test(metricsPortText) || metricsPort > 65535) throw new ConfigError("--metrics-port", `expected 0..65535, got ${JSON.stringify(metricsPortText)}`);
+  }
   const file = flag("config") ?? (env.A2A_HUB_CONFIG || undefined);
   const source = file ? readConfigFile(file) : undefined;
   const config = buildConfig(source, env, {
@@ -81,6 +89,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     tlsCert: flag("tls-cert"),
     tlsKey: flag("tls-key"),
     trustedProxies: values["trusted-proxy"] as string[] | undefined,
+    logLevel: flag("log-level"),
+    metricsPort,
   });
   // Off this machine, tokens need TLS to stay secret and the hub needs tenants to ask for them.
   const missing = [config.tls ? undefined : "TLS (--tls-cert and --tls-key)", config.tenants.length > 0 ? undefined : "tenants (authentication is off)"].filter((m) => m);

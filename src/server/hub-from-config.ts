@@ -108,6 +108,8 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
       timeoutMs: config.push.timeoutMs,
     },
     cardSigning: cardSigningOf(config, where),
+    readinessDrainMs: config.readinessDrainMs,
+    metrics: config.metrics.enabled ? { tenantLabel: config.metrics.tenantLabel, tokenHash: config.metrics.tokenHash, port: config.metrics.port } : false,
   };
 }
 

@@ -8,10 +8,13 @@ import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { createA2ACore, DEFAULT_LIMITS, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
+import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { SqliteTaskStore, type TaskStore } from "../store/index.js";
+import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, logsInfo, type MetricsOptions } from "../telemetry/index.js";
+import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
+import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
 import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import { createOnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
@@ -62,6 +65,27 @@ export interface HubOptions {
   readonly routes?: ReadonlyArray<(req: HttpRequest, res: HttpResponse, hub: HubContext) => boolean | Promise<boolean>>;
   /** §8.4: sign every served card (public, per-agent, extended) and serve the JWKS at its path. */
   readonly cardSigning?: CardSigning;
+  /** Prometheus metrics at GET /metrics (see HubMetricsOptions); `false` turns them off. Default on. */
+  readonly metrics?: false | HubMetricsOptions;
+  /**
+   * Start OpenTelemetry spans (server span per operation, agent runs, store
+   * units of work, push deliveries). Only useful once an SDK is registered
+   * (`startTracing`, or the embedding application's own); default false.
+   */
+  readonly tracing?: boolean;
+  /**
+   * How long a graceful stop keeps serving while /readyz answers 503, so a
+   * balancer takes the replica out before it stops accepting (ms); default 0.
+   */
+  readonly readinessDrainMs?: number;
+}
+
+/** Metrics of a hub: labels, who may scrape, and an optional port of their own. */
+export interface HubMetricsOptions extends MetricsOptions {
+  /** SHA-256 hex of the scrape token; required to scrape when set. */
+  readonly tokenHash?: string;
+  /** Also serve /metrics (and /healthz, /readyz) on this port of the same host; 0 picks one. */
+  readonly port?: number;
 }
 
 /** What HTTP routes of the hub can reach. */
@@ -79,6 +103,8 @@ export interface Hub extends HubContext {
   readonly store: TaskStore;
   /** Connections open on the port now, whatever their protocol or state: for leak checks. */
   readonly openConnections: number;
+  /** Base URL of the metrics port, when `metrics.port` asked for one. */
+  readonly metricsUrl?: string;
   /**
    * Graceful stop: refuse new requests at once (connection level), let
    * requests in flight (unary calls and streams) finish for the grace
@@ -112,21 +138,50 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     filename: join(options.dataDir ?? "data", "a2a-hub.db"),
     maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,
   });
+  const metrics = options.metrics === false ? undefined : new HubMetrics(options.metrics);
+  const tracing = options.tracing ?? false;
+  // Core and push see the store through the probe only when something records what it sees.
+  const observedStore = metrics || tracing ? instrumentStore(store, { metrics, tracing }) : store;
+  const agents = options.agents ?? defaultAgents();
   const policy = new AddressPolicy(options.push);
-  const core = createA2ACore({
-    store,
-    agents: await signedExtendedCards(options.agents ?? defaultAgents(), options.cardSigning, options.publicBaseUrl),
+  const signedAgents = await signedExtendedCards(agents, options.cardSigning, options.publicBaseUrl);
+  const inner = createA2ACore({
+    store: observedStore,
+    agents: tracing ? signedAgents.map(instrumentAgent) : signedAgents,
     logger,
     limits: options.limits,
     retries: options.retries,
     pushUrlRefusal: (url) => pushUrlRefusal(url, policy),
   });
-  const push = new PushDeliveryWorker(store, logger, {
+  const logRequests = logsInfo(logger);
+  // Every binding calls the service through the probe: one place observes them all.
+  const core: A2ACore =
+    metrics || tracing || logRequests
+      ? {
+          ...inner,
+          service: instrumentService(inner.service, {
+            metrics,
+            tracing,
+            log: logRequests ? (line) => logger.info("request", { ...line }) : undefined,
+            agentOf: (ctx, requestTenant) => {
+              const id = scopeOf(ctx).agentId || requestTenant || inner.agents.defaultAgentId;
+              return inner.agents.get(id) ? id : "unknown";
+            },
+          }),
+        }
+      : inner;
+  const push = new PushDeliveryWorker(observedStore, logger, {
     policy,
     retry: options.push?.retry,
     timeoutMs: options.push?.timeoutMs,
     // Configs made by v0.3 clients get v0.3 events (kind-tagged, lowercase states).
     encoders: { "0.3": (event) => dialectV03.v1ToV03StreamResult(event) },
+    onDelivery: metrics
+      ? (result, seconds) => {
+          metrics.pushDeliveries.inc({ result });
+          metrics.webhookSeconds.observe(seconds);
+        }
+      : undefined,
   });
   push.start();
   const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
@@ -144,8 +199,23 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
   const routes = options.routes ?? [];
+  let draining = false;
+  const health = healthRoute({
+    draining: () => draining,
+    storeProblem: () => {
+      try {
+        store.ping();
+        return undefined;
+      } catch (e) {
+        return e instanceof Error ? e.message : String(e);
+      }
+    },
+  });
+  const scrape = metrics && metricsRoute(metrics, { tokenHash: options.metrics ? options.metrics.tokenHash : undefined, tenantsConfigured: (options.access?.tenants.length ?? 0) > 0 });
   const fallback: HttpHandler = async (req, res) => {
     try {
+      // Operability first: cheap, unauthenticated (metrics: its own token), never shadowed by a route.
+      if (health(req, res) || (scrape && scrape(req, res))) return;
       for (const route of routes) if (await route(req, res, hubContext)) return;
       await router.handle(req, res);
     } catch (e) {
@@ -178,10 +248,24 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   const port = (server.net.address() as AddressInfo).port;
   const url = `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+  metrics?.setSources({
+    runsInFlight: () => inner.engine.activeRuns,
+    subscribers: () => inner.engine.bus.listenerCount(),
+    streamBacklog: () => inner.engine.streamBacklog(),
+    connections: () => server.connectionsByProtocol(),
+    outbox: () => {
+      const o = store.outboxStats(Date.now());
+      return { pending: o.pending, oldestDueAgeS: o.oldestDueMs === undefined ? 0 : Math.max(0, Date.now() - o.oldestDueMs) / 1000 };
+    },
+  });
+  const metricsPort = options.metrics ? options.metrics.port : undefined;
+  const metricsServer = scrape && metricsPort !== undefined ? await listenMetricsPort(metricsPort, host, (req, res) => health(req, res) || scrape(req, res)) : undefined;
+  const metricsUrl = metricsServer && `http://${host.includes(":") ? `[${host}]` : host}:${(metricsServer.address() as AddressInfo).port}/`;
   let closing: Promise<void> | undefined;
   return {
     url,
     port,
+    metricsUrl,
     store,
     core,
     cardFor,
@@ -191,6 +275,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     close: () =>
       (closing ??= (async () => {
         const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+        // /readyz says 503 first, while everything else is still served, so a balancer stops sending before we stop accepting.
+        draining = true;
+        if (options.readinessDrainMs) await new Promise((r) => setTimeout(r, options.readinessDrainMs));
         server.stopAccepting();
         // Agents keep running meanwhile: a unary call or a stream whose task
         // ends within the grace period gets its answer or its last event.
@@ -200,6 +287,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         await core.stop();
         await server.close(Math.min(grace, FLUSH_MS));
         await push.stop();
+        if (metricsServer) await new Promise((r) => metricsServer.close(r).closeAllConnections());
         store.close();
       })()),
   };

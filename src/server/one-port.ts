@@ -60,6 +60,8 @@ export interface OnePortServer {
   readonly http2: http2.Http2Server;
   /** Connections open now, whatever their protocol or state: for leak checks. */
   readonly openConnections: number;
+  /** Open connections by protocol: "h2c" (HTTP/2 sessions), "http1", and "pending" (not yet sniffed). */
+  connectionsByProtocol(): Record<string, number>;
   /** Requests whose answer has not finished yet. */
   readonly requestsInFlight: number;
   /**
@@ -287,6 +289,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     get openConnections() {
       return sockets.size;
     },
+    connectionsByProtocol: () => ({ h2c: sessions.size, http1: Math.max(0, sockets.size - sessions.size - sniffing.size), pending: sniffing.size }),
     get requestsInFlight() {
       return inFlight;
     },

@@ -1,5 +1,6 @@
 /** The store layer: the TaskStore contract and its implementations. */
 export type {
+  OutboxStats,
   ArtifactChange,
   ListCursor,
   LoggedEvent,

@@ -180,4 +180,16 @@ export interface TaskStore {
   rollbackBatch(): void;
 
   close(): void;
+
+  /** Outbox rows not yet delivered nor dead, and the earliest due time among those due by nowMs (for metrics). */
+  outboxStats?(nowMs: number): OutboxStats;
+  /** Throws when the store cannot answer a query now (readiness). */
+  ping?(): void;
+}
+
+/** What the push outbox holds now. */
+export interface OutboxStats {
+  readonly pending: number;
+  /** Earliest next-attempt time (ms) of the rows already due, if any. */
+  readonly oldestDueMs?: number;
 }

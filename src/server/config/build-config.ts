@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from "../../telemetry/index.js";
 import { ConfigError } from "./config-error.js";
 import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type RetriesConfig, type TenantConfig } from "./hub-config.js";
 import type { ConfigSource } from "./read-config-file.js";
@@ -194,6 +195,8 @@ export interface ConfigOverrides {
   readonly insecure?: boolean;
   readonly pushAllowPrivate?: boolean;
   readonly pushAllowCidrs?: readonly string[];
+  readonly logLevel?: string;
+  readonly metricsPort?: number;
   readonly tlsCert?: string;
   readonly tlsKey?: string;
   readonly trustedProxies?: readonly string[];
@@ -236,7 +239,7 @@ function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrid
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -288,7 +291,39 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     retries: byMessageId === undefined ? {} : { byMessageId },
     remoteRegistry: env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]),
     cards: cardsOf(c, file.cards),
+    ...telemetryOf(c, file, env, cli),
   };
+}
+
+/** logLevel, metrics and tracing: flags over A2A_HUB_LOG_LEVEL / A2A_HUB_METRICS / A2A_HUB_METRICS_PORT over the file. */
+function telemetryOf(c: Checker, file: Record<string, unknown>, env: NodeJS.ProcessEnv, cli: ConfigOverrides): Pick<HubConfig, "logLevel" | "metrics" | "tracing" | "readinessDrainMs"> {
+  const levelHint = `must be one of ${LOG_LEVELS.join(", ")}`;
+  const logLevel = cli.logLevel ?? (env.A2A_HUB_LOG_LEVEL || undefined) ?? c.optString(file.logLevel, ["logLevel"]) ?? DEFAULT_CONFIG.logLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(cli.logLevel ? "--log-level" : env.A2A_HUB_LOG_LEVEL ? "A2A_HUB_LOG_LEVEL" : "logLevel", `${levelHint}, got ${JSON.stringify(logLevel)}`);
+  const m = file.metrics === undefined ? {} : c.object(file.metrics, ["metrics"]);
+  c.known(m, ["metrics"], ["enabled", "tenantLabel", "tokenHash", "port"]);
+  const port = cli.metricsPort ?? envInt(env, "A2A_HUB_METRICS_PORT", 0, 65535) ?? (m.port === undefined ? undefined : c.int(m.port, ["metrics", "port"], 0, 65535));
+  const metrics = {
+    enabled: envBool(env, "A2A_HUB_METRICS") ?? (m.enabled === undefined ? true : c.bool(m.enabled, ["metrics", "enabled"])),
+    tenantLabel: m.tenantLabel === undefined ? false : c.bool(m.tenantLabel, ["metrics", "tenantLabel"]),
+    tokenHash: c.optString(m.tokenHash, ["metrics", "tokenHash"], HASH, HASH_HINT),
+    port,
+  };
+  let tracing: HubConfig["tracing"];
+  if (file.tracing !== undefined) {
+    const t = c.object(file.tracing, ["tracing"]);
+    c.known(t, ["tracing"], ["endpoint", "sampleRatio", "serviceName"]);
+    const ratio = t.sampleRatio;
+    if (ratio !== undefined && (typeof ratio !== "number" || !(ratio >= 0 && ratio <= 1))) c.fail(["tracing", "sampleRatio"], "must be a number from 0 to 1");
+    tracing = {
+      endpoint: c.optString(t.endpoint, ["tracing", "endpoint"], /^https?:\/\/[^/]/, "must be an http(s) URL"),
+      sampleRatio: ratio as number | undefined,
+      serviceName: c.optString(t.serviceName, ["tracing", "serviceName"]),
+    };
+  }
+  const readinessDrainMs =
+    envInt(env, "A2A_HUB_READINESS_DRAIN_MS", 0, 600_000) ?? (file.readinessDrainMs === undefined ? undefined : c.int(file.readinessDrainMs, ["readinessDrainMs"], 0, 600_000));
+  return { logLevel, metrics, tracing, readinessDrainMs };
 }
 
 const SIGNING_ALGS = ["ES256", "ES384", "EdDSA", "RS256", "PS256"];

@@ -79,6 +79,34 @@ export interface HubConfig {
     readonly signing: ReadonlyArray<{ readonly key: string; readonly kid: string; readonly alg: string }>;
     readonly jwksPath: string;
   };
+  /** Lowest log level written (pino levels); default info. */
+  readonly logLevel: string;
+  /** Prometheus metrics at /metrics. */
+  readonly metrics: MetricsConfig;
+  /** OpenTelemetry traces; the standard OTEL_* variables also turn them on. */
+  readonly tracing?: TracingConfig;
+  /** How long a graceful stop answers /readyz 503 before it stops accepting (ms); default 0. */
+  readonly readinessDrainMs?: number;
+}
+
+/** `metrics:` of the config file. */
+export interface MetricsConfig {
+  readonly enabled: boolean;
+  /** Label request and task series by tenant (only when tenants are few). */
+  readonly tenantLabel: boolean;
+  /** SHA-256 hex of the scrape token (`npm start -- hash-token`); required to scrape when set. */
+  readonly tokenHash?: string;
+  /** Serve /metrics on this port too. */
+  readonly port?: number;
+}
+
+/** `tracing:` of the config file. */
+export interface TracingConfig {
+  /** OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces. */
+  readonly endpoint?: string;
+  /** Fraction of new traces sampled, 0..1; default 1. */
+  readonly sampleRatio?: number;
+  readonly serviceName?: string;
 }
 
 /** The hub with no config: one echo agent, one open tenant, loopback only. */
@@ -93,4 +121,6 @@ export const DEFAULT_CONFIG: HubConfig = {
   push: { allowPrivateNetworks: false, allowCidrs: [] },
   limits: {},
   retries: {},
+  logLevel: "info",
+  metrics: { enabled: true, tenantLabel: false },
 };

@@ -23,6 +23,7 @@ import type {
   ArtifactChange,
   LoggedEvent,
   NewTask,
+  OutboxStats,
   PushDelivery,
   SendKey,
   SentMessage,
@@ -86,6 +87,9 @@ export class SqliteTaskStore implements TaskStore {
   private readonly db: Database.Database;
   private readonly s: Record<string, Stmt>;
   private readonly listStmts = new Map<string, { page: Stmt; count: Stmt }>();
+  /** Prepared on first use: only a hub that serves metrics or readiness asks. */
+  private outboxQuery: Stmt | undefined;
+  private pingQuery: Stmt | undefined;
   private touchCounter: number;
   /** better-sqlite3 transaction functions are meant to be made once: this one runs any body. */
   private readonly tx: Database.Transaction<(body: () => unknown) => unknown>;
@@ -532,6 +536,17 @@ export class SqliteTaskStore implements TaskStore {
   deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void {
     if (retryAtMs === undefined) this.s.deliveryDead!.run(error.slice(0, 1000), id);
     else this.s.deliveryRetry!.run(retryAtMs, error.slice(0, 1000), id);
+  }
+
+  outboxStats(nowMs: number): OutboxStats {
+    this.outboxQuery ??= this.db.prepare(`SELECT COUNT(*) AS n, MIN(CASE WHEN next_at_ms <= ? THEN next_at_ms END) AS due FROM push_outbox WHERE dead = 0`);
+    const r = this.outboxQuery.get(nowMs) as { n: number; due: number | null };
+    return { pending: r.n, oldestDueMs: r.due ?? undefined };
+  }
+
+  ping(): void {
+    this.pingQuery ??= this.db.prepare("SELECT 1");
+    this.pingQuery.get();
   }
 
   close(): void {

@@ -1,0 +1,84 @@
+/**
+ * The cost of telemetry on unary SendMessage (issue 18): the hub as `npm
+ * start` runs it over JSON-RPC and gRPC, with everything off, with
+ * Prometheus metrics on, with OpenTelemetry tracing on (sampling 1.0,
+ * OTLP http/protobuf to a collector stand-in on loopback), and with the
+ * request log at info, each on a fresh server in the same run. Targets:
+ * metrics cost < 5% of throughput, tracing < 15%.
+ */
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { BenchContext } from "../harness/bench-context.js";
+import type { UnaryRow } from "../harness/results.js";
+import { startHubChild } from "../harness/servers-under-test.js";
+import { measureRow, unaryLoads, type RowSpec } from "./unary-throughput.js";
+
+/** A telemetry setting of the hub, as the environment of its process. */
+export interface TelemetryVariant {
+  readonly id: "off" | "metrics" | "tracing" | "logs";
+  readonly label: string;
+  env(collectorUrl: string): Record<string, string>;
+}
+
+/** Each variant turns on one thing over "off", so each ratio is that thing's cost. */
+export const VARIANTS: readonly TelemetryVariant[] = [
+  { id: "off", label: "metrics off, tracing off, log level warn", env: () => ({ A2A_HUB_METRICS: "false", A2A_HUB_LOG_LEVEL: "warn" }) },
+  { id: "metrics", label: "metrics on (the default; not scraped during the run)", env: () => ({ A2A_HUB_LOG_LEVEL: "warn" }) },
+  {
+    id: "tracing",
+    label: "tracing on, sampling 1.0, OTLP http/protobuf",
+    env: (url) => ({ A2A_HUB_METRICS: "false", A2A_HUB_LOG_LEVEL: "warn", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url, OTEL_TRACES_SAMPLER: "always_on" }),
+  },
+  { id: "logs", label: "request log at info (one JSON line per call)", env: () => ({ A2A_HUB_METRICS: "false", A2A_HUB_LOG_LEVEL: "info" }) },
+];
+
+/** A collector stand-in: accepts OTLP/HTTP export requests and counts their bytes. */
+async function startCollectorSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on("data", (c: Buffer) => (bytes += c.length));
+    req.on("end", () => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
+    bytes: () => bytes,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Measures every variant on both bindings; the row ids are `telemetry-<binding>-<variant>`. */
+export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
+  const sink = await startCollectorSink();
+  const loads = unaryLoads();
+  const rows: UnaryRow[] = [];
+  try {
+    for (const [binding, load, name] of [["jsonrpc", loads.jsonrpc, "JSON-RPC SendMessage (HTTP/1.1)"], ["grpc", loads.grpc, "gRPC SendMessage (h2c)"]] as const) {
+      for (const v of VARIANTS) {
+        const spec: RowSpec = {
+          id: `telemetry-${binding}-${v.id}`,
+          group: "a2a-hub",
+          server: `a2a-hub: ${v.label}`,
+          binding: name,
+          a2a: true,
+          start: (c) => startHubChild(c.pinning, c.freshDir("hub"), { env: v.env(sink.url) }),
+          load,
+        };
+        const before = sink.bytes();
+        const row = await measureRow(ctx, spec);
+        if (v.id === "tracing") {
+          const exported = sink.bytes() - before;
+          row.verification = `${row.verification ?? ""}; ${(exported / 1024 / 1024).toFixed(1)} MiB of OTLP exported to the collector stand-in`;
+          if (exported === 0) {
+            row.note = [row.note, "no span reached the collector"].filter(Boolean).join("; ");
+            row.checkFailed = true;
+          }
+        }
+        rows.push(row);
+      }
+    }
+  } finally {
+    await sink.close();
+  }
+  return rows;
+}

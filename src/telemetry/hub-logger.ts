@@ -1,0 +1,75 @@
+import { createRequire } from "node:module";
+import { pino, type Level, type Logger as Pino } from "pino";
+import type PinoPretty from "pino-pretty";
+import type { Logger } from "../core/index.js";
+
+/** Levels accepted by --log-level / A2A_HUB_LOG_LEVEL. */
+export const LOG_LEVELS: readonly string[] = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
+/** How the CLI's logger writes. */
+export interface HubLoggerOptions {
+  /** Lowest level written; default "info". */
+  readonly level?: string;
+  /** Human-readable lines instead of JSON; default: when the destination is a TTY. */
+  readonly pretty?: boolean;
+  /** Where lines go; default stderr. */
+  readonly destination?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** A Logger that can say whether a level is written, so callers skip building lines nobody reads. */
+export interface LevelledLogger extends Logger {
+  isLevelEnabled(level: string): boolean;
+  /** The pino instance, for embedding. */
+  readonly pino: Pino;
+}
+
+/** Fields that may carry secrets or message text; pino blanks them wherever a caller put them. */
+const REDACT = ["authorization", "token", "credentials", "*.authorization", "*.token", "*.credentials", "headers.authorization"];
+
+/**
+ * The hub's structured log (pino): one JSON object per line on stderr
+ * (pretty when stderr is a TTY), level, time, message and fields. Message
+ * text and bearer tokens are never passed to it; secrets under the usual
+ * names are redacted in case a caller slips.
+ */
+export function createHubLogger(options: HubLoggerOptions = {}): LevelledLogger {
+  const destination = options.destination ?? process.stderr;
+  const level = options.level ?? "info";
+  if (!LOG_LEVELS.includes(level)) throw new Error(`unknown log level ${JSON.stringify(level)} (expected one of ${LOG_LEVELS.join(", ")})`);
+  const usePretty = options.pretty ?? destination.isTTY === true;
+  const p = pino(
+    {
+      level,
+      base: undefined,
+      redact: { paths: REDACT, censor: "[redacted]" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      messageKey: "message",
+      // "level":"error" rather than 50, and "message": the form the hub's lines always had, readable without pino's table.
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    usePretty
+      ? // Loaded only for a terminal: a service writing JSON never pays for it.
+        (createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty)({ destination: destination as never, sync: true, colorize: true, messageKey: "message" })
+      : // The process's stderr through sonic-boom: writes coalesce under load instead of one syscall per line; pino flushes it at exit.
+        destination === process.stderr
+        ? pino.destination({ dest: 2, sync: false })
+        : destination,
+  );
+  return {
+    pino: p,
+    isLevelEnabled: (l) => p.isLevelEnabled(l as Level),
+    info: (message, fields) => p.info(fields ?? {}, message),
+    warn: (message, fields) => p.warn(fields ?? {}, message),
+    error: (message, fields) => p.error(fields ?? {}, message),
+  };
+}
+
+/**
+ * Whether `logger` wants one line per request: it says it writes info
+ * lines. A plain Logger (which cannot say) gets none, so an embedding
+ * application's logger is not flooded and a silent one costs nothing.
+ */
+export function logsInfo(logger: Logger): boolean {
+  const l = logger as Partial<LevelledLogger>;
+  return typeof l.isLevelEnabled === "function" && l.isLevelEnabled("info");
+}

@@ -1,0 +1,151 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** How the hub's metrics are labelled. */
+export interface MetricsOptions {
+  /**
+   * Add a `tenant` label to the request and task series. Off by default:
+   * tenants are unbounded in general, so only an operator who knows theirs
+   * are few turns it on.
+   */
+  readonly tenantLabel?: boolean;
+  /** Collect prom-client's default Node metrics (event loop, heap, RSS, handles); default true. */
+  readonly processMetrics?: boolean;
+}
+
+/** Values read only when Prometheus scrapes, so that they cost nothing between scrapes. */
+export interface ScrapeSources {
+  /** Agent runs going now. */
+  runsInFlight(): number;
+  /** Live-event listeners (streams and subscriptions) attached now. */
+  subscribers(): number;
+  /** Events buffered for stream readers: in all, and for the furthest-behind one. */
+  streamBacklog(): { readonly total: number; readonly max: number };
+  /** Open client connections by protocol ("http1", "h2c"). */
+  connections(): Readonly<Record<string, number>>;
+  /** Push outbox rows still to deliver, and the age of the oldest due one (seconds). */
+  outbox(): { readonly pending: number; readonly oldestDueAgeS: number } | undefined;
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const ROW_BUCKETS = [1, 2, 3, 5, 8, 13, 21, 34, 55, 100];
+
+/**
+ * The hub's Prometheus metrics (prom-client), in a registry of its own so
+ * that several hubs in one process never share series. Every label is
+ * bounded: binding, method and outcome are fixed sets, agent ids come from
+ * the configuration, and tenant only when `tenantLabel` is on. Task ids are
+ * never labels.
+ */
+export class HubMetrics {
+  readonly registry = new Registry();
+  readonly tenantLabel: boolean;
+  readonly requests: Counter;
+  readonly requestSeconds: Histogram;
+  readonly streamsOpen: Gauge;
+  readonly streamEvents: Counter;
+  readonly firstEventSeconds: Histogram;
+  readonly tasksCreated: Counter;
+  readonly tasksTerminal: Counter;
+  readonly pushDeliveries: Counter;
+  readonly webhookSeconds: Histogram;
+  readonly unitOfWorkSeconds: Histogram;
+  readonly unitOfWorkWrites: Histogram;
+  private sources: ScrapeSources | undefined;
+
+  constructor(options: MetricsOptions = {}) {
+    this.tenantLabel = options.tenantLabel ?? false;
+    const registers = [this.registry];
+    const t = this.tenantLabel ? ["tenant"] : [];
+    this.requests = new Counter({
+      name: "a2a_requests_total",
+      help: "A2A operations served, by binding, A2A method, agent and outcome (ok or the A2A error name).",
+      labelNames: ["binding", "method", "agent", "outcome", ...t],
+      registers,
+    });
+    this.requestSeconds = new Histogram({
+      name: "a2a_request_duration_seconds",
+      help: "Time to answer an A2A operation (for streams: until the stream ends).",
+      labelNames: ["binding", "method", "agent", "outcome", ...t],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.streamsOpen = new Gauge({ name: "a2a_streams_open", help: "Streams (SendStreamingMessage, SubscribeToTask) open now.", labelNames: ["binding"], registers });
+    this.streamEvents = new Counter({ name: "a2a_stream_events_total", help: "Events sent on streams.", labelNames: ["binding"], registers });
+    this.firstEventSeconds = new Histogram({
+      name: "a2a_stream_first_event_seconds",
+      help: "Time from a stream's request to its first event.",
+      labelNames: ["binding", "method"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.tasksCreated = new Counter({ name: "a2a_tasks_created_total", help: "Tasks created.", labelNames: ["agent", ...t], registers });
+    this.tasksTerminal = new Counter({
+      name: "a2a_tasks_terminal_total",
+      help: "Tasks that reached a terminal state (completed, failed, canceled, rejected).",
+      labelNames: ["agent", "state", ...t],
+      registers,
+    });
+    this.pushDeliveries = new Counter({
+      name: "a2a_push_deliveries_total",
+      help: "Webhook POST outcomes: sent (2xx), retried (failed, will retry), dead (failed its last attempt).",
+      labelNames: ["result"],
+      registers,
+    });
+    this.webhookSeconds = new Histogram({ name: "a2a_push_webhook_duration_seconds", help: "Time of one webhook POST.", buckets: LATENCY_BUCKETS, registers });
+    this.unitOfWorkSeconds = new Histogram({
+      name: "a2a_store_unit_of_work_seconds",
+      help: "Time from the start of a store unit of work (one batch of agent events) to its commit.",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.unitOfWorkWrites = new Histogram({
+      name: "a2a_store_unit_of_work_writes",
+      help: "Store writes (task, status, artifact, history, push config, sent-message rows) committed by one unit of work.",
+      buckets: ROW_BUCKETS,
+      registers,
+    });
+    const self = this;
+    new Gauge({ name: "a2a_runs_in_flight", help: "Agent runs going now.", registers, collect() { this.set(self.sources?.runsInFlight() ?? 0); } });
+    new Gauge({ name: "a2a_subscribers", help: "Readers attached to live task events (streams and subscriptions).", registers, collect() { this.set(self.sources?.subscribers() ?? 0); } });
+    new Gauge({
+      name: "a2a_stream_queue_depth",
+      help: "Events buffered for stream readers (sum over readers, and the furthest-behind reader); a reader past its buffer is fed from the event log instead.",
+      labelNames: ["of"],
+      registers,
+      collect() {
+        const b = self.sources?.streamBacklog() ?? { total: 0, max: 0 };
+        this.set({ of: "sum" }, b.total);
+        this.set({ of: "max" }, b.max);
+      },
+    });
+    new Gauge({
+      name: "a2a_open_connections",
+      help: "Client connections open on the hub's port, by protocol.",
+      labelNames: ["protocol"],
+      registers,
+      collect() {
+        for (const [protocol, n] of Object.entries(self.sources?.connections() ?? {})) this.set({ protocol }, n);
+      },
+    });
+    new Gauge({ name: "a2a_push_outbox_pending", help: "Push deliveries waiting in the outbox (due or retrying later).", registers, collect() { this.set(self.sources?.outbox()?.pending ?? 0); } });
+    new Gauge({
+      name: "a2a_push_outbox_oldest_due_seconds",
+      help: "Age of the oldest outbox row that is due now (0 when none is).",
+      registers,
+      collect() {
+        this.set(self.sources?.outbox()?.oldestDueAgeS ?? 0);
+      },
+    });
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Where the scrape-time gauges read from (the hub sets it once it is up). */
+  setSources(sources: ScrapeSources): void {
+    this.sources = sources;
+  }
+
+  /** The Prometheus text exposition, and its content type. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,8 @@
+/** Telemetry: Prometheus metrics (prom-client), OpenTelemetry traces (@opentelemetry/api), structured logs (pino). */
+export { HubMetrics, type MetricsOptions, type ScrapeSources } from "./hub-metrics.js";
+export { createHubLogger, LOG_LEVELS, logsInfo, type HubLoggerOptions, type LevelledLogger } from "./hub-logger.js";
+export { instrumentService, type RequestLogLine, type ServiceProbeOptions } from "./service-probe.js";
+export { instrumentStore, type StoreProbeOptions } from "./store-probe.js";
+export { instrumentAgent } from "./agent-probe.js";
+export { startTracing, tracingRequested, type TracingConfig, type TracingHandle } from "./tracing-setup.js";
+export { extractTraceContext, hubTracer } from "./trace-context.js";

@@ -1,0 +1,67 @@
+import { context, propagation, trace } from "@opentelemetry/api";
+
+/** Tracing as the config file asks for it; the standard OTEL_* variables win over it. */
+export interface TracingConfig {
+  /** OTLP/HTTP traces URL of the collector, e.g. http://127.0.0.1:4318/v1/traces. */
+  readonly endpoint?: string;
+  /** Fraction of new traces sampled, 0..1 (a remote parent's decision is kept); default 1. */
+  readonly sampleRatio?: number;
+  /** service.name of the spans; default "a2a-hub". */
+  readonly serviceName?: string;
+}
+
+/** The SDK once it is running: flush and stop it at shutdown. */
+export interface TracingHandle {
+  /** Exports the spans that have ended and are still batched. */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Whether the OTel SDK should start: the standard variables ask for it
+ * (an OTLP endpoint, or OTEL_TRACES_EXPORTER=otlp), or the config names an
+ * endpoint; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none wins.
+ */
+export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? "").toLowerCase() === "true") return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? "").toLowerCase();
+  if (exporters === "none") return false;
+  return Boolean(config?.endpoint || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || exporters.split(",").includes("otlp"));
+}
+
+/**
+ * Starts the OpenTelemetry SDK for this process when asked (see
+ * tracingRequested), exporting OTLP http/protobuf in batches, with W3C
+ * trace context propagation and an AsyncLocalStorage context manager, so
+ * that the spans the hub starts through @opentelemetry/api record and nest.
+ * Returns undefined, and installs nothing, otherwise. The provider is
+ * global: call it once per process.
+ */
+export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
+  if (!tracingRequested(config, env)) return undefined;
+  // Loaded only when asked for: a hub without tracing never loads the SDK.
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler }] = await Promise.all([
+    import("@opentelemetry/exporter-trace-otlp-proto"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace-node"),
+  ]);
+  // The exporter reads OTEL_EXPORTER_OTLP_{TRACES_,}ENDPOINT/HEADERS/TIMEOUT itself; the config's URL only when no variable names one.
+  const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporter = new OTLPTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint });
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
+    // OTEL_TRACES_SAMPLER, when set, is read by the SDK itself.
+    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config?.sampleRatio ?? 1) }) }),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })],
+  });
+  provider.register();
+  return {
+    flush: () => provider.forceFlush(),
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
