@@ -28,7 +28,7 @@ function readmeBlocks(): Block[] {
 }
 
 /** The ports the README's examples serve on. */
-const PORTS = [41241, 41242, 41243, 41244];
+const PORTS = [41241, 41242, 41243, 41244, 41245];
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
