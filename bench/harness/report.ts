@@ -34,6 +34,12 @@ function sp(s: Spread | undefined, f: (x: number) => string): string {
   return s.n === 1 ? f(s.median) : `${f(s.median)} [${f(s.min)}–${f(s.max)}]`;
 }
 
+/** The columns every unary table shares for one cell of a row: connections, req/s, p50, p99, errors. */
+function loadCells(row: UnaryRow, i: number): string[] {
+  const c = row.cells[i]!;
+  return [String(c.connections), sp(c.rps, int), sp(c.p50Ms, ms), sp(c.p99Ms, ms), `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`];
+}
+
 function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const esc = (c: string) => c.replace(/\|/g, "\\|");
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`)].join("\n");
@@ -59,11 +65,7 @@ function unaryTable(rows: readonly UnaryRow[]): string {
         i === 0 ? row.server : "",
         i === 0 ? row.binding : "",
         i === 0 ? row.loader : "",
-        String(c.connections),
-        sp(c.rps, int),
-        sp(c.p50Ms, ms),
-        sp(c.p99Ms, ms),
-        `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`,
+        ...loadCells(row, i),
         pct(c.serverCpu.median),
         `${pct(c.loaderCpu.median)} / ${pct(c.otherCpu.max)}`,
         i === row.cells.length - 1 ? mib(row.rssAfterBytes) : "",
@@ -105,11 +107,7 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
       out.push([
         i === 0 ? row.binding : "",
         i === 0 ? row.server : "",
-        String(c.connections),
-        sp(c.rps, int),
-        sp(c.p50Ms, ms),
-        sp(c.p99Ms, ms),
-        `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`,
+        ...loadCells(row, i),
         cpu === undefined ? "" : cpu.toFixed(0),
         cost === undefined ? "" : `${(cost * 100).toFixed(1)}%`,
         cpuCost === undefined ? "" : `${(cpuCost * 100).toFixed(1)}%`,
