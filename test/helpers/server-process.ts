@@ -173,11 +173,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Resolves with `p`, or rejects with `message` after `ms`. */
-export async function within<T>(ms: number, p: Promise<T>, message: string): Promise<T> {
+/** Resolves with `p`, or rejects with `message` (read when the time is up) after `ms`. */
+export async function within<T>(ms: number, p: Promise<T>, message: string | (() => string)): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  const overrun = (): Error => new Error(typeof message === "string" ? message : message());
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(overrun()), ms)))]);
   } finally {
     clearTimeout(timer);
   }
