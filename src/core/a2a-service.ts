@@ -9,6 +9,7 @@ import * as op from "./operations/index.js";
 import { DEFAULT_RETRY_POLICY, SendLedger, type RetryPolicy } from "./send-ledger.js";
 import { TenantCounter } from "./tenant-counter.js";
 import { TaskEngine } from "./task-engine.js";
+import type { UnitOfWork } from "./unit-of-work.js";
 
 /** What the core needs to serve A2A. */
 export interface CoreOptions {
@@ -37,6 +38,25 @@ async function* events(stream: AsyncIterable<SequencedEvent>) {
 }
 
 /**
+ * An answer leaves only once what it was read from is durable: a read made
+ * while the turn's unit of work is open sees writes not yet committed
+ * (group commit, unit-of-work.ts), and nobody may be told of those first.
+ */
+function durably<Req, Res>(work: UnitOfWork, handler: (req: Req, ctx: HandlerContext) => Promise<Res>) {
+  return async (req: Req, ctx: HandlerContext): Promise<Res> => {
+    let answer: Res;
+    try {
+      answer = await handler(req, ctx);
+    } catch (e) {
+      if (work.isOpen) await work.durable().catch(() => undefined);
+      throw e;
+    }
+    if (work.isOpen) await work.durable();
+    return answer;
+  };
+}
+
+/**
  * Builds the one implementation of A2AService. Tasks a previous process
  * left in flight are failed before the first call is served.
  */
@@ -57,17 +77,18 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     pushUrlRefusal: options.pushUrlRefusal,
   };
   engine.recover();
+  const work = engine.work;
   const service: A2AServiceApi = {
-    sendMessage: (req, ctx) => op.sendMessage(deps, ctx, req),
+    sendMessage: durably(work, (req, ctx) => op.sendMessage(deps, ctx, req)),
     sendStreamingMessage: (req, ctx) => events(op.sendStreamingMessage(deps, ctx, req)),
-    getTask: (req, ctx) => op.getTask(deps, ctx, req),
-    listTasks: (req, ctx) => op.listTasks(deps, ctx, req),
-    cancelTask: (req, ctx) => op.cancelTask(deps, ctx, req),
+    getTask: durably(work, (req, ctx) => op.getTask(deps, ctx, req)),
+    listTasks: durably(work, (req, ctx) => op.listTasks(deps, ctx, req)),
+    cancelTask: durably(work, (req, ctx) => op.cancelTask(deps, ctx, req)),
     subscribeToTask: (req, ctx) => events(op.subscribeToTask(deps, ctx, req)),
-    createTaskPushNotificationConfig: (req, ctx) => op.createPushConfig(deps, ctx, req),
-    getTaskPushNotificationConfig: (req, ctx) => op.getPushConfig(deps, ctx, req),
-    listTaskPushNotificationConfigs: (req, ctx) => op.listPushConfigs(deps, ctx, req),
-    deleteTaskPushNotificationConfig: (req, ctx) => op.deletePushConfig(deps, ctx, req),
+    createTaskPushNotificationConfig: durably(work, (req, ctx) => op.createPushConfig(deps, ctx, req)),
+    getTaskPushNotificationConfig: durably(work, (req, ctx) => op.getPushConfig(deps, ctx, req)),
+    listTaskPushNotificationConfigs: durably(work, (req, ctx) => op.listPushConfigs(deps, ctx, req)),
+    deleteTaskPushNotificationConfig: durably(work, (req, ctx) => op.deletePushConfig(deps, ctx, req)),
     getExtendedAgentCard: (req, ctx) => op.getExtendedAgentCard(deps, ctx, req),
     sendStreamingMessageSequenced: (req, ctx: HandlerContext) => op.sendStreamingMessage(deps, ctx, req),
     subscribeSequenced: (req, ctx: HandlerContext, afterSeq?: number) => op.subscribeToTask(deps, ctx, req, afterSeq),

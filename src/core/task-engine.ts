@@ -20,6 +20,7 @@ import type { HostedAgent } from "./hosted-agent.js";
 import type { Logger } from "./logger.js";
 import { canTransition, isSettled, isTerminal, stateName } from "../protocol/index.js";
 import { partProblem } from "./validate.js";
+import { UnitOfWork } from "./unit-of-work.js";
 
 /** A logged event as it travels on the bus, with whether it settled the task. */
 export interface BusEvent {
@@ -71,8 +72,8 @@ const CANCEL_HOOK_MS = 5_000;
 
 /**
  * Runs agents on tasks and turns what they publish into stored state and
- * logged events, one synchronous store transaction per event, published on
- * the bus in the same tick. The state machine (task-state.ts) is enforced
+ * logged events, written in the turn's unit of work (group commit) and
+ * published on the bus once it has committed. The state machine (task-state.ts) is enforced
  * here: an event that breaks it is refused, logged and never stored.
  */
 export class TaskEngine {
@@ -82,44 +83,24 @@ export class TaskEngine {
   private readonly tenantRuns = new Map<string, number>();
   private readonly streams = new Set<{ close(): void; readonly depth?: number }>();
   private stopping = false;
-  /** Effects of the open store batch, run once it has committed (bus events, first outcomes). */
-  private pending: Array<() => void> | undefined;
+  /** Group commit: the writes of one event-loop turn, and what waits for them. */
+  readonly work: UnitOfWork;
 
   constructor(
     private readonly store: TaskStore,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.work = new UnitOfWork(store, logger);
+  }
 
-  /**
-   * Opens a store batch for this tick if none is open: every event an agent
-   * publishes in one synchronous burst lands in one transaction, committed
-   * in a microtask before any I/O. Nothing is announced (bus, first outcome)
-   * until then, so nobody is told of a write that is not durable.
-   */
+  /** Opens the turn's unit of work: what is written next is announced only once it commits. */
   private batch(): void {
-    if (this.pending) return;
-    this.pending = [];
-    this.store.beginBatch();
-    queueMicrotask(() => this.flush());
+    this.work.open();
   }
 
-  private flush(): void {
-    const effects = this.pending ?? [];
-    this.pending = undefined;
-    try {
-      this.store.commitBatch();
-    } catch (e) {
-      this.store.rollbackBatch();
-      this.logger.error("committing task events failed; they were not stored", { error: String(e) });
-      return;
-    }
-    for (const effect of effects) effect();
-  }
-
-  /** Runs `effect` once the open batch has committed (at once when none is open). */
-  private afterCommit(effect: () => void): void {
-    if (this.pending) this.pending.push(effect);
-    else effect();
+  /** Runs `effect` once the open unit has committed (at once when none is open). */
+  private afterCommit(effect: () => void, rolledBack?: (error: unknown) => void): void {
+    this.work.afterCommit(effect, rolledBack);
   }
 
   /** Number of agent runs in progress. */
@@ -297,7 +278,10 @@ export class TaskEngine {
           const reply = create(MessageSchema, { ...message, taskId: "" });
           this.batch();
           this.rememberSent(run.scope, run.options, { reply });
-          this.afterCommit(() => run.resolveFirst({ kind: "message", message: reply }));
+          this.afterCommit(
+            () => run.resolveFirst({ kind: "message", message: reply }),
+            (error) => run.rejectFirst(error),
+          );
           return true;
         }
         // A message after the task exists is conversation, not a stream event (§3.7).
@@ -377,10 +361,13 @@ export class TaskEngine {
     this.rememberSent(run.scope, run.options, { taskId: run.taskId });
     run.created = true;
     run.state = TaskState.SUBMITTED;
-    this.afterCommit(() => {
-      this.bus.publish(run.key, { seq, event, settled: false });
-      run.resolveFirst({ kind: "task", taskId: run.taskId });
-    });
+    this.afterCommit(
+      () => {
+        this.bus.publish(run.key, { seq, event, settled: false });
+        run.resolveFirst({ kind: "task", taskId: run.taskId });
+      },
+      (error) => run.rejectFirst(error),
+    );
   }
 
   /** §3.3.1: records what a client message led to, in the open batch, so the record is as durable as the outcome. */
@@ -567,6 +554,8 @@ export class TaskEngine {
       new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
     ]);
     clearTimeout(timer);
+    // What the runs wrote on their way out is stored before the caller closes the store.
+    this.work.commit();
   }
 
   /** Whether the engine has begun stopping. */

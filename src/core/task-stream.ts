@@ -4,6 +4,7 @@ import type { SequencedEvent } from "./a2a-handlers.js";
 import type { CoreLimits } from "./core-deps.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
 import { isSettled } from "../protocol/index.js";
+import type { UnitOfWork } from "./unit-of-work.js";
 
 /** The limits a stream's live tail is kept within. */
 export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallMs">;
@@ -52,6 +53,8 @@ export interface FollowFrom {
   readonly log: LogPager;
   /** Replay the log after this seq before the live tail (Last-Event-ID). */
   readonly replayAfter?: number;
+  /** The writes the head and the log were read among: an event read from them leaves once they are durable. */
+  readonly work: UnitOfWork;
 }
 
 /**
@@ -68,6 +71,8 @@ export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, sig
     if (signal?.aborted) return;
     let last = from.replayAfter ?? 0;
     for (const e of from.head ?? []) {
+      // Read from the store, perhaps inside the open unit of work: told only once committed.
+      if (from.work.isOpen) await from.work.durable();
       yield { seq: e.seq, event: e.event };
       last = Math.max(last, e.seq);
       if (e.settled) return;
@@ -85,6 +90,7 @@ export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, sig
           for (const e of page) {
             if (e.seq <= last) continue;
             last = e.seq;
+            if (from.work.isOpen) await from.work.durable();
             yield { seq: e.seq, event: e.event };
             queue.noteProgress();
             if (e.settled) return;

@@ -29,6 +29,12 @@ export interface PushOptions {
   readonly encoders?: Readonly<Record<string, (event: StreamResponse) => unknown>>;
   /** Told of every POST's result (for metrics): sent (2xx), retried, or dead after its last attempt. */
   readonly onDelivery?: (result: "sent" | "retried" | "dead", seconds: number) => void;
+  /**
+   * The writer's open unit of work (group commit): outbox rows read while it
+   * is open may not be committed yet, and a webhook must never hear of an
+   * event that could still be rolled back.
+   */
+  readonly writes?: { readonly isOpen: boolean; durable(): Promise<void> };
 }
 
 /** The body a receiver gets: the StreamResponse as ProtoJSON, events tagged with their sequence number. */
@@ -71,6 +77,7 @@ export class PushDeliveryWorker {
   private readonly concurrency: number;
   private readonly encoders: PushOptions["encoders"];
   private readonly onDelivery: PushOptions["onDelivery"];
+  private readonly writes: PushOptions["writes"];
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = false;
@@ -86,6 +93,7 @@ export class PushDeliveryWorker {
     this.concurrency = options.concurrency ?? 16;
     this.encoders = options.encoders;
     this.onDelivery = options.onDelivery;
+    this.writes = options.writes;
   }
 
   start(): void {
@@ -105,6 +113,14 @@ export class PushDeliveryWorker {
 
   private pump(): void {
     if (this.stopped) return;
+    if (this.writes?.isOpen) {
+      // Read the outbox once the open unit has committed (or rolled back).
+      void this.writes.durable().then(
+        () => this.kick(),
+        () => this.kick(),
+      );
+      return;
+    }
     clearTimeout(this.timer);
     this.timer = undefined;
     const room = this.concurrency - this.inFlight.size;

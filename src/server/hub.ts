@@ -176,6 +176,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     timeoutMs: options.push?.timeoutMs,
     // Configs made by v0.3 clients get v0.3 events (kind-tagged, lowercase states).
     encoders: { "0.3": (event) => dialectV03.v1ToV03StreamResult(event) },
+    writes: inner.engine.work,
     onDelivery: metrics
       ? (result, seconds) => {
           metrics.pushDeliveries.inc({ result });

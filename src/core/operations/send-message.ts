@@ -192,7 +192,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     }
     const settled = isSettled(snap.task.status?.state ?? 0);
     const head = [{ seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled }];
-    yield* follow(queue, { head, log: logPager(deps.store, c.scope, taskId) }, ctx.signal);
+    yield* follow(queue, { head, work: deps.engine.work, log: logPager(deps.store, c.scope, taskId) }, ctx.signal);
     return;
   }
   const p = await prepare(deps, ctx, req, c, claim);
@@ -201,7 +201,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     const queue = listen(deps.engine, p.scope, p.existing.id, deps.limits);
     const snap = join(deps, p, p.existing, p.historyLength);
     const head = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
-    yield* follow(queue, { head: [head], log: logPager(deps.store, p.scope, p.existing.id) }, ctx.signal);
+    yield* follow(queue, { head: [head], work: deps.engine.work, log: logPager(deps.store, p.scope, p.existing.id) }, ctx.signal);
     return;
   }
   const taskId = randomUUID();
@@ -219,7 +219,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     return;
   }
   // The creation event (seq 1) is the Task snapshot the stream must begin with.
-  yield* follow(queue, { log: logPager(deps.store, p.scope, taskId) }, ctx.signal);
+  yield* follow(queue, { work: deps.engine.work, log: logPager(deps.store, p.scope, taskId) }, ctx.signal);
 }
 
 /** The task a prior send led to; a record has a task or a reply, never neither. */

@@ -49,7 +49,7 @@ async function* subscribe(
       queue.close();
       return;
     }
-    yield* follow(queue, { log, replayAfter: afterSeq }, ctx.signal);
+    yield* follow(queue, { log, replayAfter: afterSeq, work: deps.engine.work }, ctx.signal);
     return;
   }
   const snap = deps.store.snapshot(scope, req.id);
@@ -58,5 +58,5 @@ async function* subscribe(
     throw taskNotFound(req.id);
   }
   const first = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
-  yield* follow(queue, { head: [first], log }, ctx.signal);
+  yield* follow(queue, { head: [first], log, work: deps.engine.work }, ctx.signal);
 }
