@@ -27,3 +27,28 @@ export class GrpcFrameReader {
     return out;
   }
 }
+
+/**
+ * A whole gRPC-Web answer body: its messages and the status from its
+ * trailer frame (flag 0x80, HTTP/1-style header lines), which gRPC-Web
+ * carries in the body instead of HTTP trailers.
+ */
+export function readGrpcWebBody(body: Buffer): { messages: Buffer[]; grpcStatus?: string } {
+  const messages: Buffer[] = [];
+  let grpcStatus: string | undefined;
+  let at = 0;
+  while (at + 5 <= body.length) {
+    const flag = body[at]!;
+    const len = body.readUInt32BE(at + 1);
+    const payload = body.subarray(at + 5, at + 5 + len);
+    at += 5 + len;
+    if (flag & 0x80) {
+      const m = /^grpc-status:\s*(\d+)/im.exec(payload.toString("latin1"));
+      grpcStatus = m?.[1];
+    } else {
+      if (flag !== 0) throw new Error("compressed gRPC-Web message: the bench never asks for compression");
+      messages.push(payload);
+    }
+  }
+  return { messages, grpcStatus };
+}

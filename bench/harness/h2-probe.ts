@@ -2,7 +2,8 @@ import * as http2 from "node:http2";
 import { fromBinary } from "@bufbuild/protobuf";
 import { SendMessageResponseSchema } from "../../gen/a2a/v1/a2a_pb.js";
 import { echoProblem } from "./a2a-clients.js";
-import { GrpcFrameReader } from "./grpc-frames.js";
+import { GrpcFrameReader, readGrpcWebBody } from "./grpc-frames.js";
+import type { H2Kind } from "./request-bodies.js";
 import { checkBody } from "./response-checks.js";
 
 /** One raw HTTP/2 exchange and its whole answer. */
@@ -41,11 +42,13 @@ export async function h2Exchange(url: string, headers: Readonly<Record<string, s
 }
 
 /** Why an exchange is not a completed echo task, or undefined when it is. */
-export function exchangeProblem(kind: "grpc" | "connect-json", x: H2Exchange): string | undefined {
+export function exchangeProblem(kind: H2Kind, x: H2Exchange): string | undefined {
   if (x.status !== 200) return `HTTP ${x.status}: ${x.body.toString("utf8").slice(0, 200)}`;
   if (kind === "connect-json") return checkBody("task-wrapper", x.body.toString("utf8")) ? undefined : `body is not a completed echo task: ${x.body.toString("utf8").slice(0, 200)}`;
-  if (x.grpcStatus !== "0") return `grpc-status ${x.grpcStatus}`;
-  const messages = new GrpcFrameReader().push(x.body);
+  const web = kind === "grpc-web" ? readGrpcWebBody(x.body) : undefined;
+  const grpcStatus = web ? web.grpcStatus ?? x.grpcStatus : x.grpcStatus;
+  if (grpcStatus !== "0") return `grpc-status ${grpcStatus}`;
+  const messages = web ? web.messages : new GrpcFrameReader().push(x.body);
   if (messages.length !== 1) return `${messages.length} gRPC messages in a unary answer`;
   const res = fromBinary(SendMessageResponseSchema, messages[0]!);
   return echoProblem(res.payload.case === "task" ? res.payload.value : undefined);

@@ -50,33 +50,61 @@ function sdkPeers(row: UnaryRow): [string, string] {
   return row.loader === "h2" ? ["sdk-memory-grpc", "sdk-sqlite-grpc"] : ["sdk-memory-jsonrpc", "sdk-sqlite-jsonrpc"];
 }
 
+/**
+ * The ceiling of a row's stack, measured in the same run: bare node:http for
+ * the JSON facades (our own code on node:http), bare connect-node on the
+ * one-port host for rows served by connect-node, by wire form. The SDK's gRPC
+ * rows run on grpc-js, whose ceiling the bench does not measure.
+ */
+function ceilingOf(row: UnaryRow): string | undefined {
+  if (row.id.startsWith("bare-")) return row.id;
+  if (row.id.endsWith("-grpcweb")) return "bare-connect-grpcweb";
+  if (row.id.endsWith("-connect-h1")) return "bare-connect-h1";
+  if (row.id.endsWith("-connect-h2")) return "bare-connect-h2";
+  if (row.id === "sdk-memory-grpc" || row.id === "sdk-sqlite-grpc") return undefined;
+  if (row.id.endsWith("-grpc")) return "bare-connect-grpc";
+  return "bare-node";
+}
+
+/** Server CPU time per answered call (µs): less sensitive than req/s to other load on a shared host. */
+export function cpuPerCallUs(c: UnaryRow["cells"][number] | undefined): number | undefined {
+  return c && c.rps.median > 0 ? (c.serverCpu.median / c.rps.median) * 1e6 : undefined;
+}
+
 function unaryTable(rows: readonly UnaryRow[]): string {
-  const rps = (id: string, c: number) => rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c)?.rps.median;
+  const rps = (id: string | undefined, c: number) => (id === undefined ? undefined : rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c)?.rps.median);
   const out: string[][] = [];
   for (const row of rows) {
     if (row.status !== "ok") {
-      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", "", "", ""]);
+      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", "", "", "", "", ""]);
       continue;
     }
     const [memPeer, sqlPeer] = sdkPeers(row);
+    const baseline = row.group !== "a2a-hub";
     row.cells.forEach((c, i) => {
       const mine = c.rps.median;
+      const us = cpuPerCallUs(c);
       out.push([
         i === 0 ? row.server : "",
         i === 0 ? row.binding : "",
         i === 0 ? row.loader : "",
         ...loadCells(row, i),
         pct(c.serverCpu.median),
+        us === undefined ? "—" : String(Math.round(us)),
         `${pct(c.loaderCpu.median)} / ${pct(c.otherCpu.max)}`,
         i === row.cells.length - 1 ? mib(row.rssAfterBytes) : "",
-        times(ratio(mine, rps("bare-node", c.connections))),
-        row.id.startsWith("sdk-") || row.id === "bare-node" ? "" : times(ratio(mine, rps(memPeer, c.connections))),
-        row.id.startsWith("sdk-") || row.id === "bare-node" ? "" : times(ratio(mine, rps(sqlPeer, c.connections))),
+        times(ratio(mine, rps(ceilingOf(row), c.connections))),
+        baseline ? "" : times(ratio(mine, rps(memPeer, c.connections))),
+        baseline ? "" : times(ratio(mine, rps(sqlPeer, c.connections))),
+        baseline ? "" : times(ratio(mine, rps("hub-jsonrpc", c.connections))),
       ]);
     });
   }
   return table(
-    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU", "loader / other CPU", "RSS after", "÷ bare node", "÷ SDK in-memory", "÷ SDK SQLite"],
+    [
+      "server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU", "server CPU µs/call", "loader / other CPU", "RSS after",
+      "÷ stack ceiling", "÷ SDK in-memory", "÷ SDK SQLite", "÷ hub JSON-RPC",
+    ],
     out,
   );
 }
@@ -86,8 +114,7 @@ const TELEMETRY_BUDGET: Readonly<Record<string, number>> = { metrics: 0.05, trac
 
 function telemetryTable(rows: readonly UnaryRow[]): string {
   const cellOf = (id: string, c: number) => rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c);
-  /** Server CPU time per answered call (µs): less sensitive than req/s to other load on a shared host. */
-  const cpuPerCall = (c: UnaryRow["cells"][number] | undefined) => (c && c.rps.median > 0 ? (c.serverCpu.median / c.rps.median) * 1e6 : undefined);
+  const cpuPerCall = cpuPerCallUs;
   const out: string[][] = [];
   for (const row of rows) {
     const [, binding, variant] = /^telemetry-([a-z]+)-([a-z]+)$/.exec(row.id) ?? [];
@@ -150,7 +177,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     parts.push(
       "## Unary SendMessage (echo agent)\n\n" +
         `Request/s, latency and errors at ${options.connections.join(" and ")} concurrent connections. CPU columns are shares of one core during the timed runs: the server's (median), the loader's (median), and other processes' on the machine (worst run; anything but ~0% means a shared host disturbed the figures). ` +
-        "Ratios: this row's req/s divided by bare node:http, and by the SDK's row of the same wire family (JSON over HTTP/1.1 or h2/gRPC) at the same concurrency.\n\n" +
+        "Ratios: this row's req/s divided by its stack's ceiling (bare node:http for the JSON facades; bare connect-node on the hub's one-port host, answering a fixed Task, for the Connect, gRPC and gRPC-Web rows), by the SDK's row of the same wire family (JSON over HTTP/1.1 or h2/gRPC), and by the hub's own JSON-RPC row, at the same concurrency. Server CPU µs/call is the server's CPU time over the calls it answered.\n\n" +
         unaryTable(results.unary),
     );
   }

@@ -36,10 +36,13 @@ export function sendMessageGrpcFrame(text = ECHO_TEXT): Buffer {
   return grpcFrame(toBinary(SendMessageRequestSchema, create(SendMessageRequestSchema, { message: benchMessage(text) })));
 }
 
-/** The two wire forms of a unary call over h2c. */
-export type H2Kind = "grpc" | "connect-json";
+/** Headers of a gRPC-Web call (binary, as @connectrpc/connect-web sends it). */
+export const GRPC_WEB_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "a2a-version": "1.0" };
 
-/** One SendMessage body over h2c, with a new messageId. */
+/** The wire forms of a unary call over h2c. */
+export type H2Kind = "grpc" | "grpc-web" | "connect-json";
+
+/** One SendMessage body over h2c, with a new messageId (gRPC-Web frames a request exactly as gRPC does). */
 export function h2Body(kind: H2Kind): Buffer {
-  return kind === "grpc" ? sendMessageGrpcFrame() : Buffer.from(JSON.stringify(sendMessageJson()));
+  return kind === "connect-json" ? Buffer.from(JSON.stringify(sendMessageJson())) : sendMessageGrpcFrame();
 }

@@ -23,6 +23,14 @@ export async function startBareNode(pinning: CpuPinning): Promise<ServerUnderTes
   return { child, url: `http://127.0.0.1:${port}/` };
 }
 
+/** The RPC stack's ceiling: connect-node on the hub's one-port host, a fixed Task (bench/servers/bare-connect-server.ts). */
+export async function startBareConnect(pinning: CpuPinning): Promise<ServerUnderTest> {
+  const child = new Child("bare-connect-server", [...pinning.server, ...nodeTs("bench/servers/bare-connect-server.ts")]);
+  const m = await child.waitForLine(/^READY (.*)$/, START_TIMEOUT_MS);
+  const { port } = JSON.parse(m[1]!) as { port: number };
+  return { child, url: `http://127.0.0.1:${port}/` };
+}
+
 /** Where the SDK's SQLite database lives, migrated with the SDK's own a2a-db tool. */
 function migrateSdkDatabase(dir: string): string {
   mkdirSync(dir, { recursive: true });

@@ -12,9 +12,14 @@ export interface TargetRow {
 
 /** The thresholds, in one place. */
 export const TARGETS = {
+  /** Issue 16: the JSON facades at twice the SDK's in-memory JSON-RPC, durably. */
   jsonRpcVsSdk: 2,
-  jsonRpcVsBare: 0.5,
-  grpcVsSdk: 2,
+  /** Issue 16: gRPC at 1.5× the SDK's in-memory gRPC (grpc-js). */
+  grpcVsSdk: 1.5,
+  /** Issue 16: gRPC-first means no RPC binding below this share of the hub's own JSON-RPC. */
+  bindingVsJsonRpc: 0.8,
+  /** Issue 16: CancelTask reaches every one of the fan-out's subscribers within this. */
+  fanoutCancelAllMs: 500,
   sseEventsPerSec: 50_000,
   sseFirstEventP50Ms: 2,
   fanoutSubscribers: 10_000,
@@ -53,8 +58,11 @@ export function evaluateTargets(results: BenchResults): TargetRow[] {
   const u = results.unary;
   if (u.length > 0) {
     out.push(ratioTarget(u, `JSON-RPC SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-jsonrpc", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
-    out.push(ratioTarget(u, `JSON-RPC SendMessage, durable, ≥ ${TARGETS.jsonRpcVsBare * 100}% of bare node:http (32 conn)`, "hub-jsonrpc", "bare-node", "bare", TARGETS.jsonRpcVsBare));
-    out.push(ratioTarget(u, `gRPC unary SendMessage ≥ ${TARGETS.grpcVsSdk}× SDK gRPC, in-memory store (32 conn)`, "hub-grpc", "sdk-memory-grpc", "SDK", TARGETS.grpcVsSdk));
+    out.push(ratioTarget(u, `REST SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-rest", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
+    out.push(ratioTarget(u, `gRPC unary SendMessage, durable, ≥ ${TARGETS.grpcVsSdk}× SDK in-memory gRPC (32 conn)`, "hub-grpc", "sdk-memory-grpc", "SDK", TARGETS.grpcVsSdk));
+    for (const [id, label] of [["hub-grpc", "gRPC"], ["hub-connect-h1", "Connect h1"], ["hub-connect-h2", "Connect h2"], ["hub-grpcweb", "gRPC-Web"]] as const) {
+      out.push(ratioTarget(u, `${label} SendMessage ≥ ${TARGETS.bindingVsJsonRpc}× the hub's JSON-RPC (32 conn)`, id, "hub-jsonrpc", "hub JSON-RPC", TARGETS.bindingVsJsonRpc));
+    }
     const hubRows = u.filter((r) => r.group === "a2a-hub" && r.status === "ok");
     const errors = hubRows.reduce((a, r) => a + r.cells.reduce((b, c) => b + c.errors, 0), 0);
     const suspect = hubRows.filter((r) => r.checkFailed).map((r) => r.id);
@@ -91,6 +99,12 @@ export function evaluateTargets(results: BenchResults): TargetRow[] {
           ? `${(rss / 2 ** 20).toFixed(0)} MiB median (worst run ${((f.rssWithSubscribersBytes?.max ?? NaN) / 2 ** 20).toFixed(0)} MiB) with ${f.subscribers?.toLocaleString("en")} subscribers${full ? "" : " (fewer than the target's count: --quick)"}`
           : "—",
       verdict: rss === undefined || !full ? "not measured" : rss < TARGETS.fanoutRssBytes && (f.errors ?? 0) === 0 ? "MET" : "MISSED",
+    });
+    const all = f.deliverAllMs?.median;
+    out.push({
+      target: `CancelTask reaches all ${TARGETS.fanoutSubscribers.toLocaleString("en")} gRPC subscribers < ${TARGETS.fanoutCancelAllMs} ms`,
+      measured: all !== undefined ? `${Math.round(all)} ms median (worst run ${Math.round(f.deliverAllMs?.max ?? NaN)} ms)${full ? "" : " (fewer subscribers: --quick)"}` : "—",
+      verdict: all === undefined || !full ? "not measured" : all < TARGETS.fanoutCancelAllMs && (f.errors ?? 0) === 0 ? "MET" : "MISSED",
     });
   }
   const s = results.store;

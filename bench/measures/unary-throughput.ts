@@ -13,10 +13,10 @@ import { exchangeProblem, h2Exchange } from "../harness/h2-probe.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
 import { runLoader, type TimedRun } from "../harness/loader-process.js";
 import { CpuMeter, MachineMeter, rssBytes } from "../harness/proc-stats.js";
-import { CONNECT_JSON_HEADERS, GRPC_HEADERS, h2Body, JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson, type H2Kind } from "../harness/request-bodies.js";
+import { CONNECT_JSON_HEADERS, GRPC_HEADERS, GRPC_WEB_HEADERS, h2Body, JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson, type H2Kind } from "../harness/request-bodies.js";
 import { checkBody, ECHO_TEXT, type CheckName } from "../harness/response-checks.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
-import { startBareNode, startHubChild, startSdk, type ServerUnderTest } from "../harness/servers-under-test.js";
+import { startBareConnect, startBareNode, startHubChild, startSdk, type ServerUnderTest } from "../harness/servers-under-test.js";
 import { spread } from "../harness/stats.js";
 
 const SDK = "@a2a-js/sdk 1.3.0";
@@ -53,12 +53,34 @@ function rowSpecs(): RowSpec[] {
   const jsonrpc = jsonRpcBody("SendMessage", sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
   const rest = JSON.stringify(sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
   const grpc = unaryLoads().grpc;
+  const grpcWeb: Load = { tool: "h2", path: RPC_PATH, headers: GRPC_WEB_HEADERS, kind: "grpc-web", onGrpcPort: false };
   const hub = (ctx: BenchContext) => startHubChild(ctx.pinning, ctx.freshDir("hub"));
   return [
     {
       id: "bare-node", group: "baseline", server: "bare node:http", binding: "small JSON POST (HTTP/1.1)", a2a: false,
       start: (ctx) => startBareNode(ctx.pinning),
       load: { tool: "autocannon", path: "", headers: { "content-type": "application/json" }, body: jsonrpc, check: "bare-json" },
+    },
+    // The hub's RPC stack without the hub: connect-node on the one-port host answering a fixed Task.
+    {
+      id: "bare-connect-h1", group: "baseline", server: "bare connect-node, one-port host, fixed Task", binding: "Connect unary JSON (HTTP/1.1)", a2a: false,
+      start: (ctx) => startBareConnect(ctx.pinning),
+      load: { tool: "autocannon", path: RPC_PATH, headers: CONNECT_JSON_HEADERS, body: rest, check: "task-wrapper" },
+    },
+    {
+      id: "bare-connect-h2", group: "baseline", server: "bare connect-node, one-port host, fixed Task", binding: "Connect unary JSON (h2c)", a2a: false,
+      start: (ctx) => startBareConnect(ctx.pinning),
+      load: { tool: "h2", path: RPC_PATH, headers: CONNECT_JSON_HEADERS, kind: "connect-json", onGrpcPort: false },
+    },
+    {
+      id: "bare-connect-grpc", group: "baseline", server: "bare connect-node, one-port host, fixed Task", binding: "gRPC SendMessage (h2c)", a2a: false,
+      start: (ctx) => startBareConnect(ctx.pinning),
+      load: grpc,
+    },
+    {
+      id: "bare-connect-grpcweb", group: "baseline", server: "bare connect-node, one-port host, fixed Task", binding: "gRPC-Web SendMessage (h2c)", a2a: false,
+      start: (ctx) => startBareConnect(ctx.pinning),
+      load: grpcWeb,
     },
     {
       id: "sdk-memory-jsonrpc", group: "baseline", server: `${SDK} InMemoryTaskStore`, binding: "JSON-RPC SendMessage (HTTP/1.1)", a2a: true,
@@ -104,6 +126,11 @@ function rowSpecs(): RowSpec[] {
       id: "hub-grpc", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "gRPC SendMessage (h2c)", a2a: true,
       start: hub,
       load: grpc,
+    },
+    {
+      id: "hub-grpcweb", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "gRPC-Web SendMessage (h2c)", a2a: true,
+      start: hub,
+      load: grpcWeb,
     },
   ];
 }
