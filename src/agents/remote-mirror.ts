@@ -2,15 +2,13 @@ import { randomUUID } from "node:crypto";
 import { equals } from "@bufbuild/protobuf";
 import { PartSchema, Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import type { EventSink } from "../execution/index.js";
+import { isInterrupted, isSettled, isTerminal } from "../protocol/index.js";
 
 /** The remote task a local task is mirrored from. */
 export interface RemoteLink {
   readonly taskId: string;
   readonly contextId: string;
 }
-
-const TERMINAL = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
-const INTERRUPTED = new Set([TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED]);
 
 /**
  * Turns a remote agent's events into the local task's own (issue 6,
@@ -43,12 +41,12 @@ export class RemoteMirror {
 
   /** The remote task is terminal or interrupted (§3.2.2), or it answered with a Message. */
   get settled(): boolean {
-    return this.replied || TERMINAL.has(this.state) || INTERRUPTED.has(this.state);
+    return this.replied || isSettled(this.state);
   }
 
   /** The remote task reached a terminal state. */
   get finished(): boolean {
-    return this.replied || TERMINAL.has(this.state);
+    return this.replied || isTerminal(this.state);
   }
 
   /** Mirrors one remote event. */
@@ -92,7 +90,7 @@ export class RemoteMirror {
     const state = task.status?.state ?? TaskState.UNSPECIFIED;
     // The first snapshot of a follow-up may still show the question we just answered
     // (servers publish the stored task before their agent resumes): not a new question.
-    if (first && this.local && INTERRUPTED.has(state)) return;
+    if (first && this.local && isInterrupted(state)) return;
     this.status(state, task.status?.message);
   }
 

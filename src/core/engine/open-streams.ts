@@ -1,0 +1,43 @@
+/**
+ * The streams open now: stop() ends them, metrics read their backlog and
+ * leak checks count them. Kept apart because streams are the readers of
+ * the bus, not part of running agents.
+ */
+
+/** What the engine needs of an open stream. */
+export interface OpenStream {
+  close(): void;
+  /** Events buffered for its reader. */
+  readonly depth?: number;
+}
+
+export class OpenStreams {
+  private readonly streams = new Set<OpenStream>();
+
+  /** Registers an open stream; returns the function that forgets it. */
+  track(stream: OpenStream): () => void {
+    this.streams.add(stream);
+    return () => this.streams.delete(stream);
+  }
+
+  /** Events buffered for stream readers now, in all and for the furthest-behind reader (for metrics). */
+  backlog(): { total: number; max: number } {
+    let total = 0;
+    let max = 0;
+    for (const s of this.streams) {
+      const d = s.depth ?? 0;
+      total += d;
+      if (d > max) max = d;
+    }
+    return { total, max };
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** Ends every open stream (a stop). */
+  closeAll(): void {
+    for (const s of [...this.streams]) s.close();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Waiting for a task to settle (terminal or interrupted, §3.2.2), as a
+ * blocking send does. Kept apart because its correctness rests on one
+ * detail: the store and the bus are checked in one tick.
+ */
+import type { EventBus } from "../../execution/index.js";
+import type { StoreScope, TaskStore } from "../../store/index.js";
+import { isSettled } from "../../protocol/index.js";
+import { taskKey } from "./run.js";
+import type { BusEvent } from "./task-writer.js";
+
+export interface SettledWait {
+  readonly bus: EventBus<BusEvent>;
+  readonly store: TaskStore;
+  /** The engine is stopping: nothing will settle the task any more, so nobody waits. */
+  readonly stopping: boolean;
+  readonly scope: StoreScope;
+  readonly taskId: string;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Resolves once the task is terminal or interrupted, checked against the
+ * store and the bus in one tick so no transition slips between them.
+ */
+export function waitSettled(wait: SettledWait): Promise<void> {
+  const { bus, store, scope, taskId, signal } = wait;
+  return new Promise((resolve, reject) => {
+    const key = taskKey(scope, taskId);
+    let unsubscribe = (): void => {};
+    const onAbort = (): void => {
+      unsubscribe();
+      reject(signal?.reason ?? new Error("aborted"));
+    };
+    const done = (): void => {
+      unsubscribe();
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    };
+    unsubscribe = bus.subscribe(key, (e) => e.settled && done());
+    const head = store.getHead(scope, taskId);
+    if (!head || isSettled(head.state) || wait.stopping) return done();
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
