@@ -1,7 +1,6 @@
 import { get } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 describe("the console's route on an open hub", () => {
@@ -50,40 +49,7 @@ describe("the console's route on an open hub", () => {
     const missing = await fetch(new URL("console/secret.txt", th.url));
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.status).toBe("NOT_FOUND");
-  });
-});
-
-describe("the console's agent catalog on a hub with tenants", () => {
-  const TOKENS = { acme: "acme-token-1", globex: "globex-token-1" };
-  let th: TestHub;
-  beforeAll(async () => {
-    th = await startTestHub(tenantHubOptions(TOKENS, [{ id: "shared" }, { id: "acme-only", tenants: ["acme"] }]));
-  });
-  afterAll(() => th?.stop());
-
-  const catalog = (token?: string) => fetch(new URL("console/agents.json", th.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
-
-  it("refuses a missing or wrong token with 401 and WWW-Authenticate", async () => {
-    for (const token of [undefined, "wrong"]) {
-      const res = await catalog(token);
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toContain("Bearer");
-    }
-  });
-
-  it("lists only the agents a token may call, with their card URLs, never cached", async () => {
-    const acme = await catalog(TOKENS.acme);
-    expect(acme.headers.get("cache-control")).toBe("no-store");
-    const body = await acme.json();
-    expect(body).toEqual({
-      authRequired: true,
-      agents: [
-        { id: "shared", cardUrl: `${th.url}v1/a2a/agents/shared/agent-card.json` },
-        { id: "acme-only", cardUrl: `${th.url}v1/a2a/agents/acme-only/agent-card.json` },
-      ],
-    });
-    expect((await (await catalog(TOKENS.globex)).json()).agents.map((a: { id: string }) => a.id)).toEqual(["shared"]);
-    // The page itself needs no token: it holds nothing but the app.
-    expect((await fetch(new URL("console/", th.url))).status).toBe(200);
+    // No console-only endpoint: the agents come from the public catalog at /v1/a2a/agents.
+    expect((await fetch(new URL("console/agents.json", th.url))).status).toBe(404);
   });
 });

@@ -1,22 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { AccessDecision, AccessGuard } from "../auth/index.js";
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { consoleBundle } from "./console-bundle.js";
 
 /** Where the console is served, on the hub's own port. */
 export const CONSOLE_PATH = "/console";
-
-/** What the console route needs from the hub. */
-export interface ConsoleRouteOptions {
-  readonly guard: AccessGuard;
-  /** The ids of every hosted agent, in configuration order. */
-  agentIds(): readonly string[];
-  /** The public URL of an agent's card, as the request reached us. */
-  cardUrl(req: HttpRequest, agentId: string): string;
-  /** Answers 401/429 for a refused decision (the hub's one shape); true when it did. */
-  refuse(res: HttpResponse, decision: AccessDecision): boolean;
-}
 
 /** Serves a request under CONSOLE_PATH. */
 export type ConsoleRoute = (req: HttpRequest, res: HttpResponse, path: string) => Promise<void>;
@@ -47,15 +35,12 @@ const PAGE = `<!doctype html>
 `;
 
 /**
- * The web console: its page, its script (bundled on first use), its style,
- * and `agents.json`, the catalog of the agents the caller's bearer token may
- * use with each one's public card URL (§8.2 "curated discovery": A2A has no
- * listing call, and the several-agent well-known stub names none). Every
- * other thing the console shows it gets from the public A2A API and the
- * cards, as any browser client would.
+ * The web console: its page, its script (bundled on first use) and its
+ * style, nothing else. Everything the console shows it gets from the public
+ * A2A API and the cards (the hub's card catalog at /v1/a2a/agents), as any
+ * browser client would.
  */
-export function createConsoleRoute(options: ConsoleRouteOptions): ConsoleRoute {
-  const { guard } = options;
+export function createConsoleRoute(): ConsoleRoute {
   let style: Promise<string> | undefined;
 
   return async (req, res, path) => {
@@ -78,16 +63,6 @@ export function createConsoleRoute(options: ConsoleRouteOptions): ConsoleRoute {
     if (sub === "/console.css") {
       style ??= readFile(STYLE_FILE, "utf8");
       return send(req, res, 200, "text/css; charset=utf-8", await style, { "cache-control": "no-cache", "x-content-type-options": "nosniff" });
-    }
-    if (sub === "/agents.json") {
-      const decision = guard.check(req.headers.authorization, undefined);
-      if (options.refuse(res, decision) || !decision.ok) return;
-      const agents = options
-        .agentIds()
-        .filter((id) => guard.mayCall(decision.tenant, id))
-        .map((id) => ({ id, cardUrl: options.cardUrl(req, id) }));
-      // What a token may see differs per token: never cached, never shared.
-      return sendJson(res, 200, { authRequired: guard.authRequired, agents }, { "cache-control": "no-store", vary: "authorization" });
     }
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${path}` } });
   };

@@ -6,6 +6,7 @@ import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/i
 import { publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
+import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { sendBadHost, sendCard, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
 
@@ -60,7 +61,7 @@ interface Admission {
 
 /**
  * Routes the HTTP requests that are not Connect RPCs: the console, the well-known card,
- * each agent's card, JSON-RPC and REST at the root and under each agent's
+ * each agent's card, the catalog of the cards a token may use, JSON-RPC and REST at the root and under each agent's
  * base path. The one AccessGuard decides every request before a facade
  * sees it (§7.4, §13.1).
  */
@@ -127,12 +128,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const notFound = (req: HttpRequest, res: HttpResponse): void =>
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
 
-  const consoleRoute = createConsoleRoute({
-    guard,
-    agentIds: () => core.agents.all().map((a) => a.id),
-    cardUrl: (req, id) => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`,
-    refuse: refuseHttp,
-  });
+  const cardUrl = (req: HttpRequest, id: string): string => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`;
+  const consoleRoute = createConsoleRoute();
 
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
   // Cards are built from the configuration, fixed since start: their Last-Modified (§8.6).
@@ -157,6 +154,18 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     }
 
     if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
+
+    if ((path === AGENT_CATALOG_PATH || path === `${AGENT_CATALOG_PATH}/`) && req.method === "GET") {
+      // Admitted as the per-agent cards are: the same 401 without a valid token.
+      const a = admit(req, undefined);
+      if (refuseHttp(res, a.decision) || !a.decision.ok) return;
+      const tenant = a.decision.tenant;
+      const agents = core.agents
+        .all()
+        .filter((agent) => guard.mayCall(tenant, agent.id))
+        .map((agent) => ({ id: agent.id, cardUrl: cardUrl(req, agent.id), card: agentCard(req, agent.id)! }));
+      return sendAgentCatalog(req, res, agents, { signing: options.cardSigning, baseUrl: origin.baseUrl });
+    }
 
     const m = AGENT_PATH.exec(path);
     if (m) {

@@ -34,23 +34,24 @@ export const hub: Client<typeof A2AService> = createClient(
   createConnectTransport({ baseUrl: location.origin, fetch: recordingFetch, interceptors: [bearer] }),
 );
 
-/** An agent the token may use, and where its card is. */
+/** An agent the token may use, where its card is, and the card as the catalog gave it. */
 export interface CatalogEntry {
   readonly id: string;
   readonly cardUrl: string;
+  readonly card?: unknown;
 }
 
 /** The catalog's answer: the agents, or why there are none to show. */
 export type Catalog =
-  | { readonly ok: true; readonly authRequired: boolean; readonly agents: readonly CatalogEntry[] }
+  | { readonly ok: true; readonly agents: readonly CatalogEntry[] }
   | { readonly ok: false; readonly status: number; readonly message: string };
 
-/** The agents the current token may use (the hub's card catalog). */
+/** The agents the current token may use: the hub's public card catalog, v1.0 cards. */
 export async function loadCatalog(): Promise<Catalog> {
-  const res = await fetch(`${location.origin}/console/agents.json`, { headers: authHeaders(), cache: "no-store" });
-  const body = (await res.json().catch(() => ({}))) as { authRequired?: boolean; agents?: CatalogEntry[]; error?: { message?: string } };
+  const res = await fetch(`${location.origin}/v1/a2a/agents`, { headers: { ...authHeaders(), "a2a-version": "1.0" }, cache: "no-cache" });
+  const body = (await res.json().catch(() => ({}))) as { agents?: CatalogEntry[]; error?: { message?: string } };
   if (!res.ok) return { ok: false, status: res.status, message: body.error?.message ?? `HTTP ${res.status}` };
-  return { ok: true, authRequired: body.authRequired === true, agents: body.agents ?? [] };
+  return { ok: true, agents: body.agents ?? [] };
 }
 
 /** A fetched card: raw JSON as served, the typed card when it parses, and why not otherwise. */
@@ -61,15 +62,20 @@ export interface FetchedCard {
   readonly error?: string;
 }
 
-/** Fetches an agent's public card with the bearer token and reads it as the v1.0 AgentCard. */
+/**
+ * Reads an agent's card as the v1.0 AgentCard: the one the catalog listed,
+ * else fetched from its card URL with the bearer token.
+ */
 export async function fetchCard(entry: CatalogEntry): Promise<FetchedCard> {
-  let raw: unknown;
-  try {
-    const res = await fetch(entry.cardUrl, { headers: { ...authHeaders(), accept: "application/json" }, cache: "no-cache" });
-    if (!res.ok) return { entry, error: `the card URL answered HTTP ${res.status}` };
-    raw = await res.json();
-  } catch (e) {
-    return { entry, error: `the card URL did not answer (${e instanceof Error ? e.message : String(e)})` };
+  let raw: unknown = entry.card;
+  if (raw === undefined) {
+    try {
+      const res = await fetch(entry.cardUrl, { headers: { ...authHeaders(), accept: "application/json", "a2a-version": "1.0" }, cache: "no-cache" });
+      if (!res.ok) return { entry, error: `the card URL answered HTTP ${res.status}` };
+      raw = await res.json();
+    } catch (e) {
+      return { entry, error: `the card URL did not answer (${e instanceof Error ? e.message : String(e)})` };
+    }
   }
   try {
     return { entry, raw, card: fromJson(AgentCardSchema, raw as JsonValue, { ignoreUnknownFields: true }) };

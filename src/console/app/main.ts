@@ -82,7 +82,8 @@ async function route(focus: boolean): Promise<void> {
   }
   if (mine !== routing) return;
   const { catalog, cards } = loaded;
-  tokenForm.hidden = !(token.get() || !catalog.ok || catalog.authRequired);
+  // A tenant hub answers the catalog 401 without a token: that is when the field is needed.
+  tokenForm.hidden = !(token.get() || !catalog.ok);
   main.removeAttribute("aria-busy");
   if (!catalog.ok) {
     fill(
