@@ -2,6 +2,7 @@ import type { StoreScope } from "../store/index.js";
 import { A2AError, invalidParams } from "../protocol/index.js";
 import type { CallScope } from "./call-context.js";
 import type { HostedAgent } from "./hosted-agent.js";
+import { withPushDeliveryState } from "./push-delivery-extension.js";
 
 /** The agents this hub serves, and how a call finds its agent and store scope. */
 export class AgentDirectory {
@@ -12,7 +13,8 @@ export class AgentDirectory {
     if (agents.length === 0) throw new Error("at least one agent must be hosted");
     for (const a of agents) {
       if (this.byId.has(a.id)) throw new Error(`agent id ${a.id} is declared twice`);
-      this.byId.set(a.id, a);
+      // §4.6: every agent that takes push configs offers the hub's delivery-state extension.
+      this.byId.set(a.id, withPushDeliveryState(a));
     }
     this.defaultAgentId = defaultAgentId ?? agents[0]!.id;
     if (!this.byId.has(this.defaultAgentId)) throw new Error(`default agent ${this.defaultAgentId} is not hosted`);

@@ -14,6 +14,7 @@ export {
 } from "./call-context.js";
 export { createA2ACore, type A2ACore, type CoreOptions } from "./a2a-service.js";
 export { AgentDirectory } from "./agent-directory.js";
+export { PUSH_DELIVERY_STATE_URI } from "./push-delivery-extension.js";
 export type { HostedAgent } from "./hosted-agent.js";
 export { DEFAULT_LIMITS, type CoreLimits } from "./core-deps.js";
 export { DEFAULT_RETRY_POLICY, IDEMPOTENCY_KEY_HEADER, type RetryPolicy } from "./send-ledger.js";

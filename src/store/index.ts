@@ -1,6 +1,7 @@
 /** The store layer: the TaskStore contract and its implementations. */
 export type {
   OutboxStats,
+  PushDeliveryState,
   ArtifactChange,
   ListCursor,
   LoggedEvent,

@@ -167,6 +167,8 @@ export interface TaskStore {
   deliverySucceeded(id: number): void;
   /** A delivery failed: retried at `retryAtMs`, or dead when undefined. */
   deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void;
+  /** One entry per push config of the task, in list order: its outbox and delivery record. */
+  pushDeliveryState?(scope: StoreScope, taskId: string): PushDeliveryState[];
   /** Called after a transaction added deliveries to the outbox. */
   onOutbox?: () => void;
 
@@ -185,6 +187,23 @@ export interface TaskStore {
   outboxStats?(nowMs: number): OutboxStats;
   /** Throws when the store cannot answer a query now (readiness). */
   ping?(): void;
+}
+
+/** The delivery record of one push config. */
+export interface PushDeliveryState {
+  readonly configId: string;
+  readonly url: string;
+  /** Deliveries owed and not yet given up. */
+  readonly pending: number;
+  /** Deliveries given up after their last attempt. */
+  readonly dead: number;
+  /** Deliveries the webhook accepted (2xx). */
+  readonly delivered: number;
+  readonly lastAttemptMs?: number;
+  /** The error of the most recent failed attempt, if any failed. */
+  readonly lastError?: string;
+  /** When the next pending delivery falls due. */
+  readonly nextAttemptMs?: number;
 }
 
 /** What the push outbox holds now. */

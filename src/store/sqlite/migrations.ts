@@ -154,6 +154,19 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, agent, idem_key)
   ) WITHOUT ROWID;
   `,
+  // 8: push delivery state per (task, config), for the hub's push-delivery-state
+  // extension: delivered outbox rows are deleted, so their count lives here,
+  // with the last attempt and its last error, settled in the same transaction.
+  `
+  CREATE TABLE push_delivery_log (
+    task_pk INTEGER NOT NULL,
+    config_id TEXT NOT NULL,
+    delivered INTEGER NOT NULL DEFAULT 0,
+    last_attempt_ms INTEGER,
+    last_error TEXT,
+    PRIMARY KEY (task_pk, config_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

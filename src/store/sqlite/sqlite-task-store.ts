@@ -16,6 +16,7 @@ import type {
   NewTask,
   OutboxStats,
   PushDelivery,
+  PushDeliveryState,
   SendKey,
   SentMessage,
   StoreScope,
@@ -30,6 +31,7 @@ import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
 import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
+import { PushDeliveryLog } from "./push-delivery-log.js";
 import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "./row-codecs.js";
 import { SendLedger } from "./send-ledger.js";
@@ -58,6 +60,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly ledger: SendLedger;
   private readonly pushConfigs: PushConfigs;
   private readonly outbox: PushOutbox;
+  private readonly deliveryLog: PushDeliveryLog;
   private readonly list: TaskList;
   /** Prepared on first use: only a hub that serves readiness asks. */
   private pingStmt: Database.Statement<[], unknown> | undefined;
@@ -85,6 +88,7 @@ export class SqliteTaskStore implements TaskStore {
         return r && this.load(r);
       },
     });
+    this.deliveryLog = new PushDeliveryLog(this.db);
     this.tx = this.db.transaction((body: () => unknown) => body());
     this.list = new TaskList(this.db, {
       load: (row, view) => this.load(row, view),
@@ -278,6 +282,7 @@ export class SqliteTaskStore implements TaskStore {
     // Deleting a config stops its future deliveries and leaves no rows behind.
     return this.write(() => {
       this.outbox.dropConfig(r.pk, id);
+      this.deliveryLog.dropConfig(r.pk, id);
       return this.pushConfigs.delete(r.pk, id);
     });
   }
@@ -291,11 +296,27 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   deliverySucceeded(id: number): void {
-    this.outbox.succeeded(id);
+    // The log counts the delivery in the transaction that deletes its outbox row.
+    this.tx.immediate(() => {
+      this.deliveryLog.succeeded(id, Date.now());
+      this.outbox.succeeded(id);
+    });
   }
 
   deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void {
-    this.outbox.failed(id, retryAtMs, error);
+    this.tx.immediate(() => {
+      this.deliveryLog.failed(id, Date.now(), error.slice(0, 1000));
+      this.outbox.failed(id, retryAtMs, error);
+    });
+  }
+
+  pushDeliveryState(scope: StoreScope, taskId: string): PushDeliveryState[] {
+    const r = this.rows.byKey(scope, taskId);
+    if (!r) return [];
+    return this.tx.deferred((): PushDeliveryState[] => {
+      const state = this.deliveryLog.read(r.pk);
+      return this.pushConfigs.list(r.pk).map((c) => ({ pending: 0, dead: 0, delivered: 0, ...state.get(c.id), configId: c.id, url: c.url }));
+    }) as PushDeliveryState[];
   }
 
   outboxStats(nowMs: number): OutboxStats {
