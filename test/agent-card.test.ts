@@ -30,7 +30,13 @@ describe("GET /.well-known/agent-card.json (§8.2)", () => {
     expect(pairs).toEqual(expect.arrayContaining(["JSONRPC 1.0", "JSONRPC 0.3", "GRPC 1.0"]));
     // The GRPC interface is the hostname:port gRPC clients dial; the HTTP ones are URLs without a trailing '/'.
     for (const i of card.supportedInterfaces) expect(i.url).toBe(i.protocolBinding === "GRPC" ? new URL(t.url).host : httpUrl(t));
-    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false });
+    expect(card.capabilities).toEqual({
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: false,
+      // §4.6: the hub's own extension, offered by every agent that takes push configs.
+      extensions: [expect.objectContaining({ uri: "https://a2a-hub.dev/extensions/push-delivery-state/v1" })],
+    });
     expect(card.skills[0].id).toBe("echo");
     expect(card.defaultInputModes).toContain("text/plain");
     expect(card.defaultOutputModes).toContain("text/plain");

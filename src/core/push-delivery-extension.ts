@@ -20,20 +20,22 @@ const DECLARATION = {
 };
 
 /** The card with the extension declared, when the agent supports push (§4.4.3); else the card as is. */
-function declaredOn(card: AgentCard | undefined): AgentCard | undefined {
-  if (!card || card.capabilities?.pushNotifications !== true) return card;
+function declaredOn(card: AgentCard): AgentCard {
+  if (card.capabilities?.pushNotifications !== true) return card;
   const extensions = card.capabilities.extensions ?? [];
   if (extensions.some((e) => e.uri === PUSH_DELIVERY_STATE_URI)) return card;
   const capabilities = create(AgentCapabilitiesSchema, { ...card.capabilities, extensions: [...extensions, create(AgentExtensionSchema, DECLARATION)] });
   return create(AgentCardSchema, { ...card, capabilities });
 }
 
-/** A hosted agent whose cards (public and extended) declare the extension when it supports push. */
+/**
+ * A hosted agent whose public card declares the extension when it supports
+ * push. Only the public card: every binding negotiates A2A-Extensions
+ * against it (§3.2.6), and an operator's extended card stays as configured.
+ */
 export function withPushDeliveryState(agent: HostedAgent): HostedAgent {
-  const card = declaredOn(agent.card)!;
-  const extendedCard = declaredOn(agent.extendedCard);
-  if (card === agent.card && extendedCard === agent.extendedCard) return agent;
-  return { ...agent, card, ...(extendedCard ? { extendedCard } : {}) };
+  const card = declaredOn(agent.card);
+  return card === agent.card ? agent : { ...agent, card };
 }
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
