@@ -4,6 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { hasChromium, launchChromium, screenshot, CHROMIUM } from "./helpers/console-browser.js";
 import { textRequest, taskOf } from "./helpers/messages.js";
+import { startReceiver } from "./helpers/webhook-receiver.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { createClient } from "@connectrpc/connect";
@@ -268,6 +269,38 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     await expect.poll(() => page.locator(".pushes td code").allTextContents()).toContain("http://127.0.0.1:9/hook");
     expect(await page.getByRole("button", { name: "Cancel task" }).isDisabled()).toBe(true);
     await expectNotBlank(page, "console-task");
+  });
+
+  it("shows each push config's delivery state from the push-delivery-state extension", async () => {
+    const ok = await startReceiver();
+    const failing = await startReceiver();
+    failing.respond = () => 500;
+    try {
+      const client = th.client("connect-h1");
+      // An input-required task takes both configs before any event is owed to them.
+      const task = taskOf(await client.sendMessage({ ...textRequest("input-required"), tenant: "echo" }));
+      await client.createTaskPushNotificationConfig({ tenant: "echo", taskId: task.id, id: "good", url: ok.url });
+      await client.createTaskPushNotificationConfig({ tenant: "echo", taskId: task.id, id: "bad", url: failing.url });
+      await client.sendMessage({ ...textRequest("done", { taskId: task.id, contextId: task.contextId }), tenant: "echo" });
+      // Once the good webhook got the final task and the bad one refused a first attempt.
+      await expect.poll(() => ok.received.some((r) => "task" in r.body) && failing.attempts > 0, { timeout: 15_000 }).toBe(true);
+      await page.goto(`${th.url}console/#/task/echo/${task.id}`);
+      const cell = (config: string, col: string) => page.locator(`.pushes tr[data-config-id="${config}"] td[data-col="${col}"]`);
+      await cell("good", "delivered").waitFor();
+      expect(Number(await cell("good", "delivered").textContent())).toBe(ok.received.length);
+      expect(await cell("good", "pending").textContent()).toBe("0");
+      expect(await cell("good", "last-error").textContent()).toBe("");
+      expect(await cell("bad", "delivered").textContent()).toBe("0");
+      // The default retry policy keeps the refused delivery pending, with its error and next attempt.
+      expect(Number(await cell("bad", "pending").textContent()) + Number(await cell("bad", "dead").textContent())).toBeGreaterThan(0);
+      expect(await cell("bad", "last-error").textContent()).toMatch(/500/);
+      expect(await page.locator(".pushes th").allTextContents()).toEqual(
+        expect.arrayContaining(["Delivered", "Pending", "Dead", "Last attempt", "Last error", "Next attempt"]),
+      );
+    } finally {
+      await ok.close();
+      await failing.close();
+    }
   });
 
   it("labels every control, and fits a narrow window without sideways scrolling", async () => {

@@ -2,6 +2,7 @@ import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { StreamResponseSchema, TaskSchema, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { fill, h, json } from "./dom.js";
 import { authHeaders, errorText, hub, type FetchedCard } from "./hub-client.js";
+import { deliveryCells, DELIVERY_COLUMNS, deliveryStateOf, PUSH_DELIVERY_STATE_URI } from "./push-delivery.js";
 import { isTerminal, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
 
 /** The timeline's reader of the page shown now; leaving the page stops it. */
@@ -19,8 +20,10 @@ export async function taskView(root: HTMLElement, agent: FetchedCard | undefined
   leaveTaskView();
   const agentId = agent?.entry.id ?? "";
   let task: Task;
+  // §4.6: the hub's delivery-state extension, activated when the agent's card declares it.
+  const delivery = agent?.card?.capabilities?.extensions.some((e) => e.uri === PUSH_DELIVERY_STATE_URI) === true;
   try {
-    task = await hub.getTask({ tenant: agentId, id: taskId });
+    task = await hub.getTask({ tenant: agentId, id: taskId }, delivery ? { headers: { "a2a-extensions": PUSH_DELIVERY_STATE_URI } } : {});
   } catch (e) {
     return fill(root, h("h1", { tabindex: -1 }, "Task"), h("p", { class: "error", role: "alert" }, errorText(e)));
   }
@@ -65,11 +68,12 @@ export async function taskView(root: HTMLElement, agent: FetchedCard | undefined
     pushes,
     h("details", {}, h("summary", {}, "Raw task JSON"), h("pre", { class: "raw" }, json(toJson(TaskSchema, task)))),
   );
-  void loadPushConfigs(pushes, agentId, taskId);
+  void loadPushConfigs(pushes, agentId, taskId, delivery ? deliveryStateOf(task) : undefined);
   void loadTimeline(timeline, timelineNote, agent, taskId);
 }
 
-async function loadPushConfigs(el: HTMLElement, agentId: string, taskId: string): Promise<void> {
+/** The task's push configs, with each one's delivery state when the extension answered it. */
+async function loadPushConfigs(el: HTMLElement, agentId: string, taskId: string, states: ReturnType<typeof deliveryStateOf> | undefined): Promise<void> {
   try {
     const res = await hub.listTaskPushNotificationConfigs({ tenant: agentId, taskId });
     fill(
@@ -82,12 +86,30 @@ async function loadPushConfigs(el: HTMLElement, agentId: string, taskId: string)
             h(
               "table",
               {},
-              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Config"), h("th", { scope: "col" }, "Webhook URL"), h("th", { scope: "col" }, "Authentication"))),
-              h("tbody", {}, res.configs.map((c) => h("tr", {}, h("td", {}, h("code", {}, c.id)), h("td", {}, h("code", {}, c.url)), h("td", {}, c.authentication?.scheme ?? "none")))),
+              h(
+                "thead",
+                {},
+                h("tr", {}, h("th", { scope: "col" }, "Config"), h("th", { scope: "col" }, "Webhook URL"), h("th", { scope: "col" }, "Authentication"), states ? DELIVERY_COLUMNS.map((c) => h("th", { scope: "col" }, c)) : []),
+              ),
+              h(
+                "tbody",
+                {},
+                res.configs.map((c) =>
+                  h(
+                    "tr",
+                    { "data-config-id": c.id },
+                    h("td", {}, h("code", {}, c.id)),
+                    h("td", {}, h("code", {}, c.url)),
+                    h("td", {}, c.authentication?.scheme ?? "none"),
+                    states ? deliveryCells(states.get(c.id)) : [],
+                  ),
+                ),
+              ),
             ),
           ),
-      // The public API has no call for delivery attempts; the hub logs them (README "Push notifications").
-      h("p", { class: "hint" }, "Delivery state is not part of the A2A API, so it is not shown here; the hub logs each delivery."),
+      states
+        ? h("p", { class: "hint" }, "Delivery state as of the task's load, from the hub's push-delivery-state extension.")
+        : h("p", { class: "hint" }, "This agent's card does not offer the push-delivery-state extension, so delivery state is not shown."),
     );
   } catch (e) {
     fill(el, h("p", {}, errorText(e)));
