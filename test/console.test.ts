@@ -297,6 +297,8 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
       expect(await page.locator(".pushes th").allTextContents()).toEqual(
         expect.arrayContaining(["Delivered", "Pending", "Dead", "Last attempt", "Last error", "Next attempt"]),
       );
+      await page.locator(".pushes").scrollIntoViewIfNeeded();
+      await expectNotBlank(page, "console-push-delivery");
     } finally {
       await ok.close();
       await failing.close();
