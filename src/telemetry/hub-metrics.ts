@@ -141,7 +141,21 @@ export class HubMetrics {
 
   /** Where the scrape-time gauges read from (the hub sets it once it is up). */
   setSources(sources: ScrapeSources): void {
-    this.sources = sources;
+    // Two gauges read the outbox, and each read is a store query: one query
+    // per scrape serves both. prom-client calls every collect() in the
+    // same synchronous pass of a scrape, so the answer is kept until the
+    // next microtask and no longer.
+    let outbox: { value: ReturnType<ScrapeSources["outbox"]> } | undefined;
+    this.sources = {
+      ...sources,
+      outbox: () => {
+        if (!outbox) {
+          outbox = { value: sources.outbox() };
+          queueMicrotask(() => (outbox = undefined));
+        }
+        return outbox.value;
+      },
+    };
   }
 
   /** The Prometheus text exposition, and its content type. */
