@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { TalliedCounter } from "./tallied-counter.js";
 
 /** How the hub's metrics are labelled. */
 export interface MetricsOptions {
@@ -42,10 +43,11 @@ export class HubMetrics {
   readonly requests: Counter;
   readonly requestSeconds: Histogram;
   readonly streamsOpen: Gauge;
-  readonly streamEvents: Counter;
+  /** Tallied: counted per event, folded in at scrape time (see TalliedCounter). */
+  readonly streamEvents: TalliedCounter<"binding">;
   readonly firstEventSeconds: Histogram;
-  readonly tasksCreated: Counter;
-  readonly tasksTerminal: Counter;
+  readonly tasksCreated: TalliedCounter<string>;
+  readonly tasksTerminal: TalliedCounter<string>;
   readonly pushDeliveries: Counter;
   readonly webhookSeconds: Histogram;
   readonly unitOfWorkSeconds: Histogram;
@@ -70,7 +72,7 @@ export class HubMetrics {
       registers,
     });
     this.streamsOpen = new Gauge({ name: "a2a_streams_open", help: "Streams (SendStreamingMessage, SubscribeToTask) open now.", labelNames: ["binding"], registers });
-    this.streamEvents = new Counter({ name: "a2a_stream_events_total", help: "Events sent on streams.", labelNames: ["binding"], registers });
+    this.streamEvents = new TalliedCounter({ name: "a2a_stream_events_total", help: "Events sent on streams.", labelNames: ["binding"], registers });
     this.firstEventSeconds = new Histogram({
       name: "a2a_stream_first_event_seconds",
       help: "Time from a stream's request to its first event.",
@@ -78,8 +80,8 @@ export class HubMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.tasksCreated = new Counter({ name: "a2a_tasks_created_total", help: "Tasks created.", labelNames: ["agent", ...t], registers });
-    this.tasksTerminal = new Counter({
+    this.tasksCreated = new TalliedCounter({ name: "a2a_tasks_created_total", help: "Tasks created.", labelNames: ["agent", ...t], registers });
+    this.tasksTerminal = new TalliedCounter({
       name: "a2a_tasks_terminal_total",
       help: "Tasks that reached a terminal state (completed, failed, canceled, rejected).",
       labelNames: ["agent", "state", ...t],

@@ -5,6 +5,7 @@ import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { scopeOf, type A2AServiceApi, type SequencedEvent } from "../core/index.js";
 import type { HubMetrics } from "./hub-metrics.js";
 import { idsOf, OK, outcomeOf } from "./request-outcome.js";
+import type { Tally } from "./tallied-counter.js";
 import { extractTraceContext, hubTracer } from "./trace-context.js";
 
 /** What one finished A2A call is logged with (never message text, never tokens). */
@@ -127,7 +128,7 @@ class Call {
 /** Wraps each service method; one instance per hub. */
 class ServiceProbe {
   private readonly series = new Map<string, Children>();
-  private readonly streamSeries = new Map<string, { readonly open: Gauge.Internal<string>; readonly events: Counter.Internal; readonly first: Histogram.Internal<string> }>();
+  private readonly streamSeries = new Map<string, { readonly open: Gauge.Internal<string>; readonly events: Tally; readonly first: Histogram.Internal<string> }>();
 
   constructor(readonly options: ServiceProbeOptions) {}
 
@@ -150,7 +151,7 @@ class ServiceProbe {
     const key = `${call.binding} ${call.method}`;
     let c = this.streamSeries.get(key);
     if (!c) {
-      c = { open: m.streamsOpen.labels(call.binding), events: m.streamEvents.labels(call.binding), first: m.firstEventSeconds.labels(call.binding, call.method) };
+      c = { open: m.streamsOpen.labels(call.binding), events: m.streamEvents.tally({ binding: call.binding }), first: m.firstEventSeconds.labels(call.binding, call.method) };
       this.streamSeries.set(key, c);
     }
     return c;
@@ -197,7 +198,8 @@ class ServiceProbe {
               call.saw(eventOf(r.value));
             }
             call.events++;
-            series?.events.inc();
+            // A field increment per event; the counter takes the sum at scrape time.
+            if (series) series.events.n++;
             yield r.value;
           }
         } finally {
