@@ -2,8 +2,8 @@ import { loadavg } from "node:os";
 import type { BenchOptions } from "./bench-options.js";
 import type { CpuPinning } from "./cpu-pinning.js";
 import { gitRevision, type MachineInfo } from "./machine-info.js";
-import type { BenchResults, UnaryRow } from "./results.js";
-import { ratio, type Spread } from "./stats.js";
+import type { BenchResults, UnaryCell, UnaryRow } from "./results.js";
+import { ratio, spread, type Spread } from "./stats.js";
 import { evaluateTargets } from "./targets.js";
 
 /** Milliseconds with precision that suits their size. */
@@ -109,6 +109,29 @@ function unaryTable(rows: readonly UnaryRow[]): string {
   );
 }
 
+/**
+ * What a variant costs against "off" at one concurrency: 1 − req/s ÷ off's,
+ * and CPU per call ÷ off's − 1. With runs taken in rounds (each round
+ * loads every variant once, seconds apart), each round's pair gives a
+ * ratio and the cost is their median, so drift over the section cancels;
+ * otherwise the medians are divided. No ratio against a run that served
+ * nothing (a saturated shared host).
+ */
+function telemetryCosts(c: UnaryCell, off: UnaryCell): { throughput?: number; cpuPerCall?: number } {
+  const perCall = (r: { rps: number; serverCpu: number }) => (r.rps > 0 ? r.serverCpu / r.rps : NaN);
+  const paired = c.perRun && off.perRun && c.perRun.length === off.perRun.length && c.perRun.length > 0;
+  if (paired) {
+    const pairs = c.perRun!.map((r, i) => [r, off.perRun![i]!] as const);
+    const throughput = spread(pairs.map(([r, o]) => (o.rps > 0 ? 1 - r.rps / o.rps : NaN))).median;
+    const cpuPerCall = spread(pairs.map(([r, o]) => perCall(r) / perCall(o) - 1)).median;
+    return { throughput: Number.isFinite(throughput) ? throughput : undefined, cpuPerCall: Number.isFinite(cpuPerCall) ? cpuPerCall : undefined };
+  }
+  const cost = off.rps.median > 0 ? 1 - c.rps.median / off.rps.median : undefined;
+  const cpu = perCall({ rps: c.rps.median, serverCpu: c.serverCpu.median });
+  const cpuOff = perCall({ rps: off.rps.median, serverCpu: off.serverCpu.median });
+  return { throughput: cost, cpuPerCall: Number.isFinite(cpu / cpuOff) ? cpu / cpuOff - 1 : undefined };
+}
+
 /** Issue 18's targets: the throughput a part of telemetry may cost, as a share of "off". */
 const TELEMETRY_BUDGET: Readonly<Record<string, number>> = { metrics: 0.05, tracing: 0.15 };
 
@@ -124,12 +147,10 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
     }
     row.cells.forEach((c, i) => {
       const off = cellOf(`telemetry-${binding}-off`, c.connections);
-      const base = off?.rps.median;
-      // No ratio against a run that served nothing (a saturated shared host).
-      const cost = base === undefined || !(base > 0) || variant === "off" ? undefined : 1 - c.rps.median / base;
       const cpu = cpuPerCall(c);
-      const cpuOff = cpuPerCall(off);
-      const cpuCost = cpu === undefined || cpuOff === undefined || variant === "off" ? undefined : cpu / cpuOff - 1;
+      const costs = variant === "off" || !off ? undefined : telemetryCosts(c, off);
+      const cost = costs?.throughput;
+      const cpuCost = costs?.cpuPerCall;
       const budget = variant === undefined ? undefined : TELEMETRY_BUDGET[variant];
       out.push([
         i === 0 ? row.binding : "",
@@ -186,7 +207,8 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     parts.push(
       "## Cost of telemetry (unary SendMessage)\n\n" +
         "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
-        "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off), medians at the same concurrency; the CPU/call cost compares the server's CPU time per answered call, which other load on a shared host disturbs less. Negative means within noise.\n\n" +
+        "The servers run side by side and are loaded in turn: each round gives every one a warm-up and one timed run, in an order that rotates from round to round, so other work on a shared host falls on all of them alike. " +
+        "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off) and the CPU/call cost compares the server's CPU time per answered call (which other load disturbs less), each the median over the rounds of the ratio within a round, at the same concurrency. Negative means within noise.\n\n" +
         telemetryTable(results.telemetry),
     );
   }

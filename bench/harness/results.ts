@@ -16,6 +16,8 @@ export interface UnaryCell {
   readonly loaderCpu: Spread;
   /** Cores busy with other processes during the timed runs: noise from a shared host. */
   readonly otherCpu: Spread;
+  /** Each timed run in order, for comparisons paired run by run (the telemetry section interleaves its servers). */
+  readonly perRun?: ReadonlyArray<{ readonly rps: number; readonly serverCpu: number }>;
 }
 
 /** One server and binding of the unary table. */

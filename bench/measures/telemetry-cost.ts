@@ -3,15 +3,17 @@
  * start` runs it over JSON-RPC and gRPC, with everything off, with
  * Prometheus metrics on, with OpenTelemetry tracing on (sampling 1.0,
  * OTLP http/protobuf to a collector stand-in on loopback), and with the
- * request log at info, each on a fresh server in the same run. Targets:
- * metrics cost < 5% of throughput, tracing < 15%.
+ * request log at info, each on a fresh server in the same run, the servers
+ * loaded in turn (see measureTelemetry). Targets: metrics cost < 5% of
+ * throughput, tracing < 15%.
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BenchContext } from "../harness/bench-context.js";
-import type { UnaryRow } from "../harness/results.js";
+import type { UnaryCell, UnaryRow } from "../harness/results.js";
 import { startHubChild } from "../harness/servers-under-test.js";
-import { measureRow, unaryLoads, type RowSpec } from "./unary-throughput.js";
+import { cellOfRuns, emptyRow, failRow, RowSession } from "./unary-row.js";
+import { unaryLoads, type RowSpec } from "./unary-throughput.js";
 
 /** A telemetry setting of the hub, as the environment of its process. */
 export interface TelemetryVariant {
@@ -47,35 +49,85 @@ async function startCollectorSink(): Promise<{ url: string; bytes: () => number;
   };
 }
 
-/** Measures every variant on both bindings; the row ids are `telemetry-<binding>-<variant>`. */
+/**
+ * Measures every variant on both bindings; the row ids are
+ * `telemetry-<binding>-<variant>`. Why interleaved: on a shared host other
+ * work comes and goes over the seconds one row takes, so variants measured
+ * one after another differ by more than the few percent a target allows.
+ * All the variants' hubs (each fresh) are started first and idle while
+ * another is loaded; each round loads every hub once (warm-up, then one
+ * timed run), in an order that rotates from round to round, so drift
+ * falls on all of them alike and each round pairs every variant with an
+ * "off" run taken seconds apart (the report's costs are medians of those
+ * paired ratios).
+ */
 export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
   const sink = await startCollectorSink();
   const loads = unaryLoads();
   const rows: UnaryRow[] = [];
   try {
     for (const [binding, load, name] of [["jsonrpc", loads.jsonrpc, "JSON-RPC SendMessage (HTTP/1.1)"], ["grpc", loads.grpc, "gRPC SendMessage (h2c)"]] as const) {
-      for (const v of VARIANTS) {
-        const spec: RowSpec = {
-          id: `telemetry-${binding}-${v.id}`,
-          group: "a2a-hub",
-          server: `a2a-hub: ${v.label}`,
-          binding: name,
-          a2a: true,
-          start: (c) => startHubChild(c.pinning, c.freshDir("hub"), { env: v.env(sink.url) }),
-          load,
-        };
-        const before = sink.bytes();
-        const row = await measureRow(ctx, spec);
-        if (v.id === "tracing") {
-          const exported = sink.bytes() - before;
-          row.verification = `${row.verification ?? ""}; ${(exported / 1024 / 1024).toFixed(1)} MiB of OTLP exported to the collector stand-in`;
-          if (exported === 0) {
-            row.note = [row.note, "no span reached the collector"].filter(Boolean).join("; ");
-            row.checkFailed = true;
+      const specs: RowSpec[] = VARIANTS.map((v) => ({
+        id: `telemetry-${binding}-${v.id}`,
+        group: "a2a-hub",
+        server: `a2a-hub: ${v.label}`,
+        binding: name,
+        a2a: true,
+        start: (c) => startHubChild(c.pinning, c.freshDir("hub"), { env: v.env(sink.url) }),
+        load,
+      }));
+      const sectionRows = specs.map(emptyRow);
+      const sessions: Array<RowSession | undefined> = [];
+      const before = sink.bytes();
+      ctx.log(`telemetry: ${name}: ${specs.length} hubs (${VARIANTS.map((v) => v.id).join(", ")}), loaded in turn`);
+      try {
+        for (const [i, spec] of specs.entries()) {
+          try {
+            sessions[i] = await RowSession.open(ctx, spec, sectionRows[i]!);
+          } catch (e) {
+            failRow(ctx, sectionRows[i]!, e);
           }
         }
-        rows.push(row);
+        const live = (i: number) => (sectionRows[i]!.status === "ok" ? sessions[i] : undefined);
+        for (const c of ctx.options.connections) {
+          const cells: UnaryCell[][] = specs.map(() => []);
+          for (let round = 0; round < ctx.options.runs; round++) {
+            for (let k = 0; k < specs.length; k++) {
+              const i = (round + k) % specs.length;
+              const session = live(i);
+              if (!session) continue;
+              try {
+                cells[i]!.push(await session.load(ctx, c, 1));
+              } catch (e) {
+                failRow(ctx, sectionRows[i]!, e);
+              }
+            }
+          }
+          cells.forEach((runs, i) => {
+            if (runs.length > 0 && live(i)) sectionRows[i]!.cells.push(cellOfRuns(runs));
+          });
+        }
+        for (const i of specs.keys()) {
+          try {
+            await live(i)?.check();
+          } catch (e) {
+            failRow(ctx, sectionRows[i]!, e);
+          }
+        }
+      } finally {
+        // A hub flushes its last spans as it stops gracefully.
+        for (const s of sessions) await s?.stop();
       }
+      const exported = sink.bytes() - before;
+      const tracing = sectionRows[VARIANTS.findIndex((v) => v.id === "tracing")];
+      if (tracing?.status === "ok") {
+        tracing.verification = `${tracing.verification ?? ""}; ${(exported / 1024 / 1024).toFixed(1)} MiB of OTLP exported to the collector stand-in`;
+        if (exported === 0) {
+          tracing.note = [tracing.note, "no span reached the collector"].filter(Boolean).join("; ");
+          tracing.checkFailed = true;
+        }
+      }
+      rows.push(...sectionRows);
     }
   } finally {
     await sink.close();

@@ -1,4 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+import { TalliedCounter } from "./tallied-counter.js";
+import { TalliedHistogram } from "./tallied-histogram.js";
 
 /** How the hub's metrics are labelled. */
 export interface MetricsOptions {
@@ -39,30 +41,33 @@ const ROW_BUCKETS = [1, 2, 3, 5, 8, 13, 21, 34, 55, 100];
 export class HubMetrics {
   readonly registry = new Registry();
   readonly tenantLabel: boolean;
-  readonly requests: Counter;
-  readonly requestSeconds: Histogram;
+  // Counted per request, per event or per unit of work: tallied (plain
+  // numbers, folded in or rendered at scrape time; see TalliedCounter and
+  // TalliedHistogram). The rest change seldom and are prom-client's own.
+  readonly requests: TalliedCounter<string>;
+  readonly requestSeconds: TalliedHistogram;
   readonly streamsOpen: Gauge;
-  readonly streamEvents: Counter;
-  readonly firstEventSeconds: Histogram;
-  readonly tasksCreated: Counter;
-  readonly tasksTerminal: Counter;
+  readonly streamEvents: TalliedCounter<"binding">;
+  readonly firstEventSeconds: TalliedHistogram;
+  readonly tasksCreated: TalliedCounter<string>;
+  readonly tasksTerminal: TalliedCounter<string>;
   readonly pushDeliveries: Counter;
-  readonly webhookSeconds: Histogram;
-  readonly unitOfWorkSeconds: Histogram;
-  readonly unitOfWorkWrites: Histogram;
+  readonly webhookSeconds: TalliedHistogram;
+  readonly unitOfWorkSeconds: TalliedHistogram;
+  readonly unitOfWorkWrites: TalliedHistogram;
   private sources: ScrapeSources | undefined;
 
   constructor(options: MetricsOptions = {}) {
     this.tenantLabel = options.tenantLabel ?? false;
     const registers = [this.registry];
     const t = this.tenantLabel ? ["tenant"] : [];
-    this.requests = new Counter({
+    this.requests = new TalliedCounter({
       name: "a2a_requests_total",
       help: "A2A operations served, by binding, A2A method, agent and outcome (ok or the A2A error name).",
       labelNames: ["binding", "method", "agent", "outcome", ...t],
       registers,
     });
-    this.requestSeconds = new Histogram({
+    this.requestSeconds = new TalliedHistogram({
       name: "a2a_request_duration_seconds",
       help: "Time to answer an A2A operation (for streams: until the stream ends).",
       labelNames: ["binding", "method", "agent", "outcome", ...t],
@@ -70,16 +75,16 @@ export class HubMetrics {
       registers,
     });
     this.streamsOpen = new Gauge({ name: "a2a_streams_open", help: "Streams (SendStreamingMessage, SubscribeToTask) open now.", labelNames: ["binding"], registers });
-    this.streamEvents = new Counter({ name: "a2a_stream_events_total", help: "Events sent on streams.", labelNames: ["binding"], registers });
-    this.firstEventSeconds = new Histogram({
+    this.streamEvents = new TalliedCounter({ name: "a2a_stream_events_total", help: "Events sent on streams.", labelNames: ["binding"], registers });
+    this.firstEventSeconds = new TalliedHistogram({
       name: "a2a_stream_first_event_seconds",
       help: "Time from a stream's request to its first event.",
       labelNames: ["binding", "method"],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.tasksCreated = new Counter({ name: "a2a_tasks_created_total", help: "Tasks created.", labelNames: ["agent", ...t], registers });
-    this.tasksTerminal = new Counter({
+    this.tasksCreated = new TalliedCounter({ name: "a2a_tasks_created_total", help: "Tasks created.", labelNames: ["agent", ...t], registers });
+    this.tasksTerminal = new TalliedCounter({
       name: "a2a_tasks_terminal_total",
       help: "Tasks that reached a terminal state (completed, failed, canceled, rejected).",
       labelNames: ["agent", "state", ...t],
@@ -91,14 +96,14 @@ export class HubMetrics {
       labelNames: ["result"],
       registers,
     });
-    this.webhookSeconds = new Histogram({ name: "a2a_push_webhook_duration_seconds", help: "Time of one webhook POST.", buckets: LATENCY_BUCKETS, registers });
-    this.unitOfWorkSeconds = new Histogram({
+    this.webhookSeconds = new TalliedHistogram({ name: "a2a_push_webhook_duration_seconds", help: "Time of one webhook POST.", buckets: LATENCY_BUCKETS, registers });
+    this.unitOfWorkSeconds = new TalliedHistogram({
       name: "a2a_store_unit_of_work_seconds",
       help: "Time from the start of a store unit of work (one batch of agent events) to its commit.",
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.unitOfWorkWrites = new Histogram({
+    this.unitOfWorkWrites = new TalliedHistogram({
       name: "a2a_store_unit_of_work_writes",
       help: "Store writes (task, status, artifact, history, push config, sent-message rows) committed by one unit of work.",
       buckets: ROW_BUCKETS,
@@ -141,7 +146,21 @@ export class HubMetrics {
 
   /** Where the scrape-time gauges read from (the hub sets it once it is up). */
   setSources(sources: ScrapeSources): void {
-    this.sources = sources;
+    // Two gauges read the outbox, and each read is a store query: one query
+    // per scrape serves both. prom-client calls every collect() in the
+    // same synchronous pass of a scrape, so the answer is kept until the
+    // next microtask and no longer.
+    let outbox: { value: ReturnType<ScrapeSources["outbox"]> } | undefined;
+    this.sources = {
+      ...sources,
+      outbox: () => {
+        if (!outbox) {
+          outbox = { value: sources.outbox() };
+          queueMicrotask(() => (outbox = undefined));
+        }
+        return outbox.value;
+      },
+    };
   }
 
   /** The Prometheus text exposition, and its content type. */

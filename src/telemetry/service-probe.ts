@@ -1,10 +1,12 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
-import type { Counter, Gauge, Histogram } from "prom-client";
+import type { Gauge } from "prom-client";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { scopeOf, type A2AServiceApi, type SequencedEvent } from "../core/index.js";
 import type { HubMetrics } from "./hub-metrics.js";
 import { idsOf, OK, outcomeOf } from "./request-outcome.js";
+import type { Tally } from "./tallied-counter.js";
+import type { HistogramSeries } from "./tallied-histogram.js";
 import { extractTraceContext, hubTracer } from "./trace-context.js";
 
 /** What one finished A2A call is logged with (never message text, never tokens). */
@@ -38,8 +40,8 @@ export interface ServiceProbeOptions {
 const RPC_SYSTEM: Readonly<Record<string, string>> = { grpc: "grpc", "grpc-web": "grpc", connect: "connect_rpc", jsonrpc: "jsonrpc", rest: "http" };
 
 interface Children {
-  readonly requests: Counter.Internal;
-  readonly seconds: Histogram.Internal<string>;
+  readonly requests: Tally;
+  readonly seconds: HistogramSeries;
 }
 
 /** One call being observed. */
@@ -97,7 +99,7 @@ class Call {
     const { metrics, log } = this.probe.options;
     if (metrics) {
       const c = this.probe.children(this, outcome);
-      c.requests.inc();
+      c.requests.n++;
       c.seconds.observe(seconds);
     }
     const span = this.span;
@@ -127,7 +129,7 @@ class Call {
 /** Wraps each service method; one instance per hub. */
 class ServiceProbe {
   private readonly series = new Map<string, Children>();
-  private readonly streamSeries = new Map<string, { readonly open: Gauge.Internal<string>; readonly events: Counter.Internal; readonly first: Histogram.Internal<string> }>();
+  private readonly streamSeries = new Map<string, { readonly open: Gauge.Internal<string>; readonly events: Tally; readonly first: HistogramSeries }>();
 
   constructor(readonly options: ServiceProbeOptions) {}
 
@@ -139,7 +141,7 @@ class ServiceProbe {
     if (!c) {
       const labels: Record<string, string> = { binding: call.binding, method: call.method, agent: call.agent, outcome };
       if (m.tenantLabel) labels.tenant = call.tenant;
-      c = { requests: m.requests.labels(labels), seconds: m.requestSeconds.labels(labels) };
+      c = { requests: m.requests.tally(labels), seconds: m.requestSeconds.series(labels) };
       this.series.set(key, c);
     }
     return c;
@@ -150,7 +152,7 @@ class ServiceProbe {
     const key = `${call.binding} ${call.method}`;
     let c = this.streamSeries.get(key);
     if (!c) {
-      c = { open: m.streamsOpen.labels(call.binding), events: m.streamEvents.labels(call.binding), first: m.firstEventSeconds.labels(call.binding, call.method) };
+      c = { open: m.streamsOpen.labels(call.binding), events: m.streamEvents.tally({ binding: call.binding }), first: m.firstEventSeconds.series({ binding: call.binding, method: call.method }) };
       this.streamSeries.set(key, c);
     }
     return c;
@@ -197,7 +199,8 @@ class ServiceProbe {
               call.saw(eventOf(r.value));
             }
             call.events++;
-            series?.events.inc();
+            // A field increment per event; the counter takes the sum at scrape time.
+            if (series) series.events.n++;
             yield r.value;
           }
         } finally {

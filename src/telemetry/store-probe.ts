@@ -1,7 +1,7 @@
 import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../core/index.js";
-import type { StoreScope, TaskStore } from "../store/index.js";
+import type { TaskStore } from "../store/index.js";
 import type { HubMetrics } from "./hub-metrics.js";
 import { hubTracer } from "./trace-context.js";
 
@@ -26,7 +26,6 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
   const wrote = (): void => {
     writes++;
   };
-  const tenantOf = (scope: StoreScope): Record<string, string> => (metrics?.tenantLabel ? { tenant: scope.tenant } : {});
   const ended = (ok: boolean): void => {
     if (metrics) {
       metrics.unitOfWorkSeconds.observe((performance.now() - start) / 1000);
@@ -43,13 +42,13 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
   Object.assign(probe, {
     createTask(scope, task, event) {
       wrote();
-      metrics?.tasksCreated.inc({ agent: scope.agentId, ...tenantOf(scope) });
+      if (metrics) metrics.tasksCreated.tally({ agent: scope.agentId, tenant: scope.tenant }).n++;
       return store.createTask(scope, task, event);
     },
     setStatus(scope, taskId, status, event) {
       wrote();
       if (metrics && isTerminal(status.state)) {
-        metrics.tasksTerminal.inc({ agent: scope.agentId, state: stateLabel(status.state), ...tenantOf(scope) });
+        metrics.tasksTerminal.tally({ agent: scope.agentId, state: stateLabel(status.state), tenant: scope.tenant }).n++;
       }
       return store.setStatus(scope, taskId, status, event);
     },
