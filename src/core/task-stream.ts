@@ -45,6 +45,19 @@ export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, li
   return queue;
 }
 
+/**
+ * Resolves in the next turn of the event loop. A live event that ends a
+ * stream reaches every subscriber of the task in one pass (a CancelTask
+ * with 10,000 of them); the frames are sent once that pass returns to the
+ * event loop (HTTP/2 sessions flush then). Ending the streams (trailers,
+ * unsubscribing, the request's log line) waits until after, so it does
+ * not hold back the event it follows (§3.1.6: the terminal status is the
+ * last event, and what every subscriber is waiting for).
+ */
+function lastOneOut(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Where a stream's events come from besides its live queue. */
 export interface FollowFrom {
   /** Events to yield first: a snapshot or replayed log entries. */
@@ -105,7 +118,10 @@ export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, sig
       if (e.seq <= last) continue;
       last = e.seq;
       yield { seq: e.seq, event: e.event };
-      if (e.settled) return;
+      if (e.settled) {
+        await lastOneOut();
+        return;
+      }
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
