@@ -1,3 +1,4 @@
+import type { HandlerContext } from "@connectrpc/connect";
 import type { StoreScope, TaskStore } from "../store/index.js";
 import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
@@ -5,6 +6,7 @@ import type { CoreLimits } from "./core-deps.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
 import { isSettled } from "../protocol/index.js";
 import type { UnitOfWork } from "./unit-of-work.js";
+import { overflowDropKey } from "./call-context.js";
 
 /** The limits a stream's live tail is kept within. */
 export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallMs">;
@@ -30,12 +32,15 @@ export function logPager(store: TaskStore, scope: StoreScope, taskId: string): L
  * the stream begins with (snapshot or log replay), in the same tick, so the
  * log and the live tail meet at one sequence number (§3.1.6).
  */
-export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, limits: StreamLimits): EventQueue<BusEvent> {
+export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, limits: StreamLimits, ctx: HandlerContext): EventQueue<BusEvent> {
   // A reader that falls streamBufferEvents behind costs no more memory: its
   // buffer is dropped and it catches up from the event log (see follow).
-  // One that has stopped reading fails the queue, and its transport is
-  // dropped; it may resume with Last-Event-ID (§3.1.6).
-  const queue = new EventQueue<BusEvent>(limits.streamBufferEvents, { lag: { stallMs: limits.streamStallMs } });
+  // One that has stopped reading fails the queue, and its transport (the
+  // call's) is dropped; it may resume with Last-Event-ID (§3.1.6).
+  const queue = new EventQueue<BusEvent>(limits.streamBufferEvents, {
+    lag: { stallMs: limits.streamStallMs },
+    onOverflow: ctx.values.get(overflowDropKey),
+  });
   const unsubscribe = engine.bus.subscribe(engine.key(scope, taskId), (e) => queue.push(e));
   const untrack = engine.trackStream(queue);
   queue.whenClosed(() => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, serveGrpcStreams, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, rpcContextValues, serveGrpcStreams, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -232,6 +232,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     readMaxBytes,
     // Authentication first (§7.4): nothing reaches the service without a tenant.
     interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
+    // What a stream's transport does when its reader stops reading (one-port.ts sets it per request).
+    contextValues: rpcContextValues,
     fallback: fallback as never,
   });
   // gRPC server streams (SubscribeToTask fan-out, SendStreamingMessage) skip connect-node's per-event pipeline.

@@ -1,6 +1,6 @@
 import type * as http2 from "node:http2";
 import { fromBinary, toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextValues, createHandlerContext, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { A2AService, SendMessageRequestSchema, StreamResponseSchema, SubscribeToTaskRequestSchema } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { AccessGuard } from "../../auth/index.js";
@@ -8,6 +8,7 @@ import { callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger, type S
 import { encodeOnce, EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { rpcCallScope } from "./access-interceptor.js";
 import { toConnectError } from "./connect-errors.js";
+import { rpcContextValues } from "./context-values.js";
 import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 import { rpcServiceParams } from "./service-params-interceptor.js";
 
@@ -100,7 +101,7 @@ async function answer(options: GrpcStreamOptions, route: StreamRoute, req: HttpR
   let failure: ConnectError | undefined;
   try {
     // The order connect-node checks in: the interceptors (tenant, then version), then the deadline, then the body.
-    const values = createContextValues();
+    const values = rpcContextValues(req);
     values.set(callScopeKey, rpcCallScope(options.guard, headerValue(req, "authorization")));
     const params = rpcServiceParams(headerValue(req, VERSION_HEADER), headerValue(req, EXTENSIONS_HEADER), logger);
     values.set(serviceParamsKey, params);

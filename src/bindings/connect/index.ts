@@ -1,6 +1,7 @@
 /** The Connect / gRPC / gRPC-Web binding, served by connect-node. */
 export { connectRoutes } from "./connect-routes.js";
 export { toConnectError } from "./connect-errors.js";
+export { rpcContextValues } from "./context-values.js";
 export { accessInterceptor, rpcCallScope } from "./access-interceptor.js";
 export { rpcServiceParams, serviceParamsInterceptor } from "./service-params-interceptor.js";
 export { guardRpcRequests } from "./rpc-request-guard.js";

@@ -15,6 +15,7 @@ export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./js
 export { encodeOnce } from "./encode-once.js";
 export { scanJson, type JsonChild, type JsonScan } from "./json-scan.js";
 export { lastEventId } from "./last-event-id.js";
+export { dropOnOverflow, overflowDropOf } from "./overflow-drop.js";
 export { readProtoJson, writeProtoJson } from "../../protocol/index.js";
 export {
   EXTENSIONS_HEADER,
