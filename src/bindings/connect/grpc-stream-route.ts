@@ -75,7 +75,10 @@ export function serveGrpcStreams<Req extends HttpRequest, Res extends HttpRespon
   return (req, res) => {
     const route = req.httpVersionMajor >= 2 && req.method === "POST" ? ROUTES.get(req.url ?? "") : undefined;
     if (!route || !GRPC_PROTO.has(String(req.headers["content-type"]).toLowerCase()) || !identityEncoded(req)) return next(req, res);
-    void answer(options, route, req, res);
+    answer(options, route, req, res).catch((e: unknown) => {
+      options.logger.error("gRPC stream failed", { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      if (!res.writableEnded) res.destroy();
+    });
   };
 }
 
