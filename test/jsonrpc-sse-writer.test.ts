@@ -18,7 +18,8 @@ class FakeResponse extends EventEmitter {
     this.chunks.push(chunk);
     return !this.full;
   }
-  end(): void {
+  end(chunk?: string): void {
+    if (chunk) this.chunks.push(chunk);
     this.writableEnded = true;
     this.emit("close");
   }
@@ -62,6 +63,26 @@ describe("SseWriter", () => {
     expect(await blocked).toBe(false);
     expect(gone).toHaveBeenCalledOnce();
     expect(await sse.send({ data: "z" })).toBe(false);
+  });
+
+  it("hands the events written in one burst to the response in one write, and says when a full socket drained", async () => {
+    const { res, sse } = writer();
+    sse.open(false);
+    expect(sse.write({ id: 1, data: "a" })).toBe(true);
+    await Promise.resolve();
+    expect(sse.write({ id: 2, data: "b" })).toBe(true);
+    expect(res.chunks).toEqual([]);
+    await new Promise((r) => process.nextTick(r));
+    expect(res.chunks).toEqual(["id: 1\ndata: a\n\nid: 2\ndata: b\n\n"]);
+    res.full = true;
+    sse.write({ data: "c" });
+    await new Promise((r) => process.nextTick(r));
+    expect(sse.write({ data: "d" })).toBe(false);
+    const ready = sse.ready();
+    res.emit("drain");
+    expect(await ready).toBe(true);
+    sse.close();
+    expect(res.chunks.join("")).toContain("data: d\n\n");
   });
 
   it("writes a keep-alive comment after each idle period, and stops on close", async () => {

@@ -5,6 +5,7 @@ import {
 } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
+import type { OverflowDrop } from "../execution/index.js";
 
 /** The tenant used until bearer authentication maps tokens to tenants. */
 export const DEFAULT_TENANT = "default";
@@ -47,6 +48,13 @@ export const serviceParamsKey = createContextKey<ServiceParams>(
   { version: "", extensions: [] },
   { description: "a2a-hub service parameters" },
 );
+
+/**
+ * Context value with what the request's transport does when a stream's
+ * reader stopped reading and its queue overflows (execution/event-queue.ts):
+ * drop the connection or HTTP/2 stream. Set by the binding from the server.
+ */
+export const overflowDropKey = createContextKey<OverflowDrop | undefined>(undefined, { description: "a2a-hub overflow drop" });
 
 /** The caller scope of a handler call. */
 export function scopeOf(ctx: HandlerContext): CallScope {

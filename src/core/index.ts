@@ -6,6 +6,7 @@ export {
   callScopeKey,
   DEFAULT_TENANT,
   facadeCallContext,
+  overflowDropKey,
   scopeOf,
   serviceParamsKey,
   type CallScope,

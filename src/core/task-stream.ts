@@ -1,3 +1,4 @@
+import type { HandlerContext } from "@connectrpc/connect";
 import type { StoreScope, TaskStore } from "../store/index.js";
 import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
@@ -5,6 +6,7 @@ import type { CoreLimits } from "./core-deps.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
 import { isSettled } from "../protocol/index.js";
 import type { UnitOfWork } from "./unit-of-work.js";
+import { overflowDropKey } from "./call-context.js";
 
 /** The limits a stream's live tail is kept within. */
 export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallMs">;
@@ -30,12 +32,15 @@ export function logPager(store: TaskStore, scope: StoreScope, taskId: string): L
  * the stream begins with (snapshot or log replay), in the same tick, so the
  * log and the live tail meet at one sequence number (§3.1.6).
  */
-export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, limits: StreamLimits): EventQueue<BusEvent> {
+export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, limits: StreamLimits, ctx: HandlerContext): EventQueue<BusEvent> {
   // A reader that falls streamBufferEvents behind costs no more memory: its
   // buffer is dropped and it catches up from the event log (see follow).
-  // One that has stopped reading fails the queue, and its transport is
-  // dropped; it may resume with Last-Event-ID (§3.1.6).
-  const queue = new EventQueue<BusEvent>(limits.streamBufferEvents, { lag: { stallMs: limits.streamStallMs } });
+  // One that has stopped reading fails the queue, and its transport (the
+  // call's) is dropped; it may resume with Last-Event-ID (§3.1.6).
+  const queue = new EventQueue<BusEvent>(limits.streamBufferEvents, {
+    lag: { stallMs: limits.streamStallMs },
+    onOverflow: ctx.values.get(overflowDropKey),
+  });
   const unsubscribe = engine.bus.subscribe(engine.key(scope, taskId), (e) => queue.push(e));
   const untrack = engine.trackStream(queue);
   queue.whenClosed(() => {
@@ -43,6 +48,19 @@ export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, li
     untrack();
   });
   return queue;
+}
+
+/**
+ * Resolves in the next turn of the event loop. A live event that ends a
+ * stream reaches every subscriber of the task in one pass (a CancelTask
+ * with 10,000 of them); the frames are sent once that pass returns to the
+ * event loop (HTTP/2 sessions flush then). Ending the streams (trailers,
+ * unsubscribing, the request's log line) waits until after, so it does
+ * not hold back the event it follows (§3.1.6: the terminal status is the
+ * last event, and what every subscriber is waiting for).
+ */
+function lastOneOut(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Where a stream's events come from besides its live queue. */
@@ -105,7 +123,10 @@ export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, sig
       if (e.seq <= last) continue;
       last = e.seq;
       yield { seq: e.seq, event: e.event };
-      if (e.settled) return;
+      if (e.settled) {
+        await lastOneOut();
+        return;
+      }
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);

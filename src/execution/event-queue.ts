@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-
 /** A queue's reader fell more than its limit behind; what was buffered is dropped. */
 export class QueueOverflowError extends Error {
   override readonly name = "QueueOverflowError";
@@ -10,21 +8,21 @@ export class QueueOverflowError extends Error {
 
 /**
  * What the transport carrying a request does when a queue made for that
- * request overflows: drop the connection or stream it writes to. Set per
- * request by the server (see `withOverflowDrop`).
+ * request overflows: drop the connection or stream it writes to. The queue
+ * is made deep inside the service (a stream's live tail) and overflows
+ * inside the agent's bus callback, while the transport that must act is
+ * blocked waiting for its socket to drain, pulling nothing, so failing the
+ * queue alone would never reach it. The server gives each request its drop
+ * and the call context carries it to the queue.
  */
 export type OverflowDrop = (error: QueueOverflowError) => void;
 
-// Why async context rather than a parameter: the queue is made deep inside
-// the service (a stream's live tail) and it overflows inside the agent's
-// bus callback, while the transport that must act is blocked waiting for
-// its socket to drain, pulling nothing, so failing the queue alone would
-// never reach it. Each queue captures the drop of the request it was made in.
-const overflowDrops = new AsyncLocalStorage<OverflowDrop>();
-
-/** Runs `fn` so that every EventQueue created inside it (and its async continuations) calls `drop` on overflow. */
-export function withOverflowDrop<T>(drop: OverflowDrop, fn: () => T): T {
-  return overflowDrops.run(drop, fn);
+/** Options of an EventQueue. */
+export interface EventQueueOptions {
+  /** Discard and mark lagging on overflow instead of failing, unless the consumer stalled (see EventQueue). */
+  readonly lag?: { readonly stallMs: number };
+  /** Called when the queue fails on overflow: the request's transport is dropped. */
+  readonly onOverflow?: OverflowDrop;
 }
 
 /**
@@ -48,7 +46,6 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private closed = false;
   private error: unknown;
   private onClose: (() => void) | undefined;
-  private readonly drop: OverflowDrop | undefined = overflowDrops.getStore();
   private lagging = false;
   /** When the consumer last pulled or reported progress. */
   private progressAt = Date.now();
@@ -56,13 +53,13 @@ export class EventQueue<T> implements AsyncIterable<T> {
   /**
    * @param limit items buffered before the queue overflows
    * @param options `lag`: discard and mark lagging on overflow instead of
-   * failing, unless the consumer stalled (see the class). A failure also
-   * drops the request's transport, since a consumer that pulls nothing
-   * would never see it.
+   * failing, unless the consumer stalled (see the class); `onOverflow`: a
+   * failure also drops the request's transport, since a consumer that
+   * pulls nothing would never see it.
    */
   constructor(
     private readonly limit = Number.POSITIVE_INFINITY,
-    private readonly options: { readonly lag?: { readonly stallMs: number } } = {},
+    private readonly options: EventQueueOptions = {},
   ) {}
 
   /**
@@ -109,7 +106,7 @@ export class EventQueue<T> implements AsyncIterable<T> {
       }
       const error = new QueueOverflowError(this.limit);
       this.fail(error);
-      this.drop?.(error);
+      this.options.onOverflow?.(error);
       return;
     }
     this.items.push(item);

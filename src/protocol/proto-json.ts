@@ -10,7 +10,6 @@ import {
   type JsonValue,
   type MessageShape,
 } from "@bufbuild/protobuf";
-import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { A2AError, type FieldViolation } from "./a2a-error.js";
 
 /**
@@ -62,7 +61,7 @@ const READ_OPTIONS = { ignoreUnknownFields: true } as const;
  */
 export function writeProtoJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): JsonObject {
   const json = toJson(schema, message) as JsonObject;
-  emitRequired(reflect(schema, message), json);
+  emitRequired(schema, json);
   return json;
 }
 
@@ -165,29 +164,76 @@ function cleanReason(reason: string): string {
   return i >= 0 ? reason.slice(i + "from JSON: ".length) : reason;
 }
 
-function emitRequired(r: ReflectMessage, json: JsonObject): void {
-  for (const field of r.fields) {
-    const key = field.jsonName;
-    const value = json[key];
-    if (value === undefined) {
-      if (ALWAYS_EMITTED.has(`${r.desc.typeName}.${field.name}`)) json[key] = zeroJson(field);
-      continue;
-    }
-    if (field.fieldKind === "message" && !isWellKnown(field.message) && isObject(value)) {
-      emitRequired(r.get(field) as ReflectMessage, value);
-    } else if (field.fieldKind === "list" && field.listKind === "message" && !isWellKnown(field.message) && Array.isArray(value)) {
-      let i = 0;
-      for (const item of r.get(field) as Iterable<ReflectMessage>) {
-        const itemJson = value[i++];
-        if (isObject(itemJson)) emitRequired(item, itemJson);
-      }
-    } else if (field.fieldKind === "map" && field.mapKind === "message" && !isWellKnown(field.message) && isObject(value)) {
-      for (const [k, item] of r.get(field) as Iterable<[unknown, ReflectMessage]>) {
-        const itemJson = value[String(k)];
-        if (isObject(itemJson)) emitRequired(item, itemJson);
-      }
+/**
+ * Puts the ALWAYS_EMITTED fields toJson left out back into `json`. It walks
+ * the JSON, not the message: the JSON has every value that is set, and a
+ * missing key is a field at its default. Only the types that can hold such
+ * a field are walked (a stream sends thousands of artifact chunks whose
+ * parts hold none).
+ */
+function emitRequired(desc: DescMessage, json: JsonObject): void {
+  const plan = emissionPlan(desc);
+  for (const field of plan.required) if (json[field.jsonName] === undefined) json[field.jsonName] = zeroJson(field);
+  for (const field of plan.nested) {
+    const value = json[field.jsonName];
+    if (value === undefined) continue;
+    const child = (field as DescField & { message: DescMessage }).message;
+    if (field.fieldKind === "message") {
+      if (isObject(value)) emitRequired(child, value);
+    } else if (field.fieldKind === "list") {
+      if (Array.isArray(value)) for (const item of value) if (isObject(item)) emitRequired(child, item);
+    } else if (isObject(value)) {
+      for (const item of Object.values(value)) if (isObject(item)) emitRequired(child, item);
     }
   }
+}
+
+/** Which fields of a message emitRequired fills in, and which it walks into. */
+interface EmissionPlan {
+  /** Fields of ALWAYS_EMITTED. */
+  readonly required: readonly DescField[];
+  /** Message, list-of-message and map-of-message fields whose type holds an ALWAYS_EMITTED field somewhere below. */
+  readonly nested: readonly DescField[];
+}
+
+/**
+ * Worked out once per message type, so that writing an event costs one
+ * walk of the JSON where a required field can be missing, and nothing
+ * below a type that has none (an artifact's parts, say).
+ */
+const plans = new Map<string, EmissionPlan>();
+
+function emissionPlan(desc: DescMessage): EmissionPlan {
+  let plan = plans.get(desc.typeName);
+  if (plan) return plan;
+  const required = desc.fields.filter((f) => ALWAYS_EMITTED.has(`${desc.typeName}.${f.name}`));
+  const nested = desc.fields.filter((f) => {
+    const child = messageOf(f);
+    return child !== undefined && !isWellKnown(child) && holdsRequired(child, new Set());
+  });
+  plan = { required, nested };
+  plans.set(desc.typeName, plan);
+  return plan;
+}
+
+/** Whether a message type or one below it has an ALWAYS_EMITTED field; a type met again on the way down adds nothing new. */
+function holdsRequired(desc: DescMessage, seen: Set<string>): boolean {
+  if (seen.has(desc.typeName)) return false;
+  seen.add(desc.typeName);
+  for (const f of desc.fields) {
+    if (ALWAYS_EMITTED.has(`${desc.typeName}.${f.name}`)) return true;
+    const child = messageOf(f);
+    if (child && !isWellKnown(child) && holdsRequired(child, seen)) return true;
+  }
+  return false;
+}
+
+/** The message type a field holds, alone, in a list or as map values. */
+function messageOf(f: DescField): DescMessage | undefined {
+  if (f.fieldKind === "message") return f.message;
+  if (f.fieldKind === "list" && f.listKind === "message") return f.message;
+  if (f.fieldKind === "map" && f.mapKind === "message") return f.message;
+  return undefined;
 }
 
 /** The ProtoJSON of a field holding its zero value. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, rpcContextValues, serveGrpcStreams, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -225,15 +225,20 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       res.end(JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "internal error" } }));
     }
   };
+  const readMaxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const handler = connectNodeAdapter({
     routes: connectRoutes(core.service, logger),
     // The same body limit as the JSON facades: connect-node would otherwise buffer up to 4 GiB per message.
-    readMaxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    readMaxBytes,
     // Authentication first (§7.4): nothing reaches the service without a tenant.
     interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
+    // What a stream's transport does when its reader stops reading (one-port.ts sets it per request).
+    contextValues: rpcContextValues,
     fallback: fallback as never,
   });
-  const server = createOnePortServer(guardRpcRequests(handler), {
+  // gRPC server streams (SubscribeToTask fan-out, SendStreamingMessage) skip connect-node's per-event pipeline.
+  const rpc = serveGrpcStreams({ service: core.service, guard, logger, readMaxBytes }, handler);
+  const server = createOnePortServer(guardRpcRequests(rpc), {
     headersTimeoutMs: options.headersTimeoutMs,
     tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,

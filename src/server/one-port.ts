@@ -1,8 +1,8 @@
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
-import { expireBody } from "../bindings/http/index.js";
-import { withOverflowDrop, type QueueOverflowError } from "../execution/index.js";
+import { dropOnOverflow, expireBody } from "../bindings/http/index.js";
+import type { QueueOverflowError } from "../execution/index.js";
 
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
@@ -138,7 +138,8 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       options.onOverflowDrop?.(error, req);
       dropExchange(x, http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
     };
-    withOverflowDrop(drop, () => handler(req, res));
+    dropOnOverflow(req, drop);
+    handler(req, res);
   };
 
   const http1 = http.createServer(

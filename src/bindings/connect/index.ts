@@ -1,6 +1,8 @@
 /** The Connect / gRPC / gRPC-Web binding, served by connect-node. */
 export { connectRoutes } from "./connect-routes.js";
 export { toConnectError } from "./connect-errors.js";
-export { accessInterceptor } from "./access-interceptor.js";
-export { serviceParamsInterceptor } from "./service-params-interceptor.js";
+export { rpcContextValues } from "./context-values.js";
+export { accessInterceptor, rpcCallScope } from "./access-interceptor.js";
+export { rpcServiceParams, serviceParamsInterceptor } from "./service-params-interceptor.js";
 export { guardRpcRequests } from "./rpc-request-guard.js";
+export { serveGrpcStreams, type GrpcStreamOptions } from "./grpc-stream-route.js";

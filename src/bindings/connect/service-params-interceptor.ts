@@ -1,5 +1,5 @@
 import type { Interceptor } from "@connectrpc/connect";
-import { serviceParamsKey, type Logger } from "../../core/index.js";
+import { serviceParamsKey, type Logger, type ServiceParams } from "../../core/index.js";
 import { EXTENSIONS_HEADER, parseExtensions, parseVersion, VERSION_HEADER } from "../http/index.js";
 import { toConnectError } from "./connect-errors.js";
 
@@ -11,18 +11,27 @@ import { toConnectError } from "./connect-errors.js";
  */
 export function serviceParamsInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
-    let version;
-    try {
-      // The gRPC binding is the v1.0 proto (package lf.a2a.v1); v0.3 had its own.
-      version = parseVersion(req.header.get(VERSION_HEADER) ?? undefined, ["1.0"]);
-    } catch (e) {
-      throw toConnectError(e, logger);
-    }
-    const extensions = parseExtensions(req.header.get(EXTENSIONS_HEADER) ?? undefined);
-    // gRPC clients are v1.0 clients: no header means the version of the proto.
-    req.contextValues.set(serviceParamsKey, { version: version ?? "1.0", extensions });
+    const params = rpcServiceParams(req.header.get(VERSION_HEADER), req.header.get(EXTENSIONS_HEADER), logger);
+    req.contextValues.set(serviceParamsKey, params);
     const res = await next(req);
-    if (extensions.length > 0) res.header.set(EXTENSIONS_HEADER, extensions.join(", "));
+    if (params.extensions.length > 0) res.header.set(EXTENSIONS_HEADER, params.extensions.join(", "));
     return res;
   };
+}
+
+/**
+ * The service parameters of an RPC from its metadata, or the ConnectError
+ * that refuses its version. Shared by the interceptor and the gRPC stream
+ * path that answers without connect-node (grpc-stream-route.ts).
+ */
+export function rpcServiceParams(version: string | null | undefined, extensions: string | null | undefined, logger: Logger): ServiceParams {
+  let v;
+  try {
+    // The gRPC binding is the v1.0 proto (package lf.a2a.v1); v0.3 had its own.
+    v = parseVersion(version ?? undefined, ["1.0"]);
+  } catch (e) {
+    throw toConnectError(e, logger);
+  }
+  // gRPC clients are v1.0 clients: no header means the version of the proto.
+  return { version: v ?? "1.0", extensions: parseExtensions(extensions ?? undefined) };
 }

@@ -15,7 +15,11 @@ export interface EventStreamCall {
   readonly headers: Readonly<Record<string, string>>;
   /** Idle time before a keep-alive comment; default SSE_KEEP_ALIVE_MS. */
   readonly keepAliveMs?: number;
-  /** The `data:` of one event in the binding's framing (one JSON text). */
+  /**
+   * The `data:` of one event in the binding's framing (one JSON text).
+   * Called once per event and stream; what does not depend on the stream
+   * is best encoded once per event for all of them (`encodeOnce`).
+   */
   encode(event: StreamResponse): string;
   /**
    * Answers an error raised before the first event, as an ordinary
@@ -37,7 +41,8 @@ export interface EventStreamCall {
  * its event-log sequence number as the SSE `id:`, which a client sends back
  * as Last-Event-ID to resume. A later error becomes a last event. When the
  * client goes away the call's signal is aborted and the iterator returned,
- * so the service stops at once.
+ * so the service stops at once. The events of one burst leave in one
+ * write (SseWriter), and the loop waits only when the client is behind.
  */
 export async function answerEventStream(call: EventStreamCall): Promise<void> {
   let iterator: AsyncIterator<SequencedEvent>;
@@ -59,13 +64,13 @@ export async function answerEventStream(call: EventStreamCall): Promise<void> {
   }
   const sse = new SseWriter(call.req, call.res, { keepAliveMs: call.keepAliveMs, headers: call.headers });
   sse.onClientGone(stop);
-  sse.open();
+  // The first event is in hand: the head leaves with it.
+  sse.open(false);
   try {
     while (!step.done) {
       const { seq, event } = step.value;
       // seq 0 marks an event that is not in the task's log (a direct Message): nothing to resume from.
-      const written = await sse.send({ id: seq > 0 ? seq : undefined, data: call.encode(event) });
-      if (!written) break;
+      if (!sse.write({ id: seq > 0 ? seq : undefined, data: call.encode(event) }) && !(await sse.ready())) break;
       step = await iterator.next();
     }
   } catch (e) {

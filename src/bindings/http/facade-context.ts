@@ -1,7 +1,8 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import { facadeCallContext, type CallScope } from "../../core/index.js";
+import { facadeCallContext, overflowDropKey, type CallScope } from "../../core/index.js";
 import { requestHeaders, type HttpRequest } from "./http-exchange.js";
+import { overflowDropOf } from "./overflow-drop.js";
 import type { A2AVersion } from "./service-params.js";
 
 /** What a facade settled about one call before it reaches the service. */
@@ -25,7 +26,7 @@ export interface FacadeCall {
  * headers), so that every binding reaches one implementation alike.
  */
 export function httpCallContext(req: HttpRequest, call: FacadeCall): HandlerContext {
-  return facadeCallContext({
+  const ctx = facadeCallContext({
     method: call.rpc,
     signal: call.signal,
     scope: call.scope,
@@ -33,4 +34,6 @@ export function httpCallContext(req: HttpRequest, call: FacadeCall): HandlerCont
     requestHeader: requestHeaders(req),
     protocolName: call.protocolName,
   });
+  ctx.values.set(overflowDropKey, overflowDropOf(req));
+  return ctx;
 }

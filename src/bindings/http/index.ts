@@ -12,8 +12,10 @@ export { callUnary, openSequenced } from "./service-call.js";
 export { abandonBody, headerValue, isHttp2, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
 export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
+export { encodeOnce } from "./encode-once.js";
 export { scanJson, type JsonChild, type JsonScan } from "./json-scan.js";
 export { lastEventId } from "./last-event-id.js";
+export { dropOnOverflow, overflowDropOf } from "./overflow-drop.js";
 export { readProtoJson, writeProtoJson } from "../../protocol/index.js";
 export {
   EXTENSIONS_HEADER,

@@ -21,17 +21,27 @@ export interface SseWriterOptions {
 }
 
 /**
- * Writes a text/event-stream response. Writes respect backpressure: `send`
- * resolves once the event is handed to the socket and, when the socket is
- * full, once it has drained, so a slow client slows the producer rather than
- * growing memory. `closed` turns true when the client goes away.
+ * Writes a text/event-stream response. `send` hands each event to the
+ * response at once; `write` adds it to the current burst, which is handed
+ * over in one write once the turn's microtasks are done, so a commit of 16
+ * events costs one chunk on the wire, not 16. Writes respect backpressure:
+ * once the response's buffer is full `write` returns false and `ready()`
+ * (which `send` returns) resolves when it has drained, so a slow client
+ * slows the producer rather than growing memory. `closed` turns true when
+ * the client goes away.
  */
 export class SseWriter {
   private readonly keepAliveMs: number;
   private timer: NodeJS.Timeout | undefined;
+  /** When the last event or comment was written (ms): the keep-alive counts idle time from it. */
+  private lastWriteAt = 0;
   private gone = false;
   private ended = false;
   private readonly goneListeners: Array<() => void> = [];
+  /** The burst not yet handed to the response. */
+  private pending = "";
+  /** The response's buffer is full: writers wait for "drain". */
+  private blocked = false;
 
   constructor(
     private readonly req: HttpRequest,
@@ -40,6 +50,7 @@ export class SseWriter {
   ) {
     this.keepAliveMs = options.keepAliveMs ?? SSE_KEEP_ALIVE_MS;
     res.once("close", () => this.markGone());
+    res.on("drain", () => (this.blocked = false));
   }
 
   /** True once the response is ended or the client disconnected. */
@@ -53,8 +64,12 @@ export class SseWriter {
     else if (!this.ended) this.goneListeners.push(fn);
   }
 
-  /** Writes the 200 response head with the SSE headers and starts the keep-alive. */
-  open(): void {
+  /**
+   * Writes the 200 response head with the SSE headers and starts the
+   * keep-alive. With `flush` false the head waits for the first event, so
+   * both leave in one packet (the caller has that event in hand).
+   */
+  open(flush = true): void {
     const headers: Record<string, string> = {
       "content-type": "text/event-stream",
       "cache-control": "no-cache, no-transform",
@@ -64,37 +79,24 @@ export class SseWriter {
     };
     if (!isHttp2(this.req)) headers.connection = "keep-alive";
     (this.res as http.ServerResponse).writeHead(200, headers);
-    (this.res as http.ServerResponse).flushHeaders?.();
-    this.armKeepAlive();
+    if (flush) (this.res as http.ServerResponse).flushHeaders?.();
+    this.lastWriteAt = Date.now();
+    this.armKeepAlive(this.keepAliveMs);
   }
 
-  /** Writes one event; resolves false when the client is gone and nothing more can be written. */
-  send(event: SseEvent): Promise<boolean> {
-    let chunk = "";
-    if (event.id !== undefined) chunk += `id: ${singleLine(String(event.id))}\n`;
-    if (event.event !== undefined) chunk += `event: ${singleLine(event.event)}\n`;
-    for (const line of event.data.split(/\r\n|\r|\n/)) chunk += `data: ${line}\n`;
-    return this.write(`${chunk}\n`);
+  /**
+   * Writes one event into the current burst. Returns true when the writer
+   * may go on at once; false when the client is gone or its buffer is full,
+   * and then `ready()` says when (and whether) to go on.
+   */
+  write(event: SseEvent): boolean {
+    return this.append(frame(event), false);
   }
 
-  /** Writes a comment line (ignored by clients). */
-  comment(text: string): Promise<boolean> {
-    return this.write(`: ${singleLine(text)}\n\n`);
-  }
-
-  /** Ends the response. */
-  close(): void {
-    this.ended = true;
-    this.goneListeners.length = 0;
-    this.stopKeepAlive();
-    if (!this.res.writableEnded) this.res.end();
-  }
-
-  private write(chunk: string): Promise<boolean> {
+  /** Resolves true once the writer may go on (the response drained), false once the client is gone. */
+  ready(): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
-    this.armKeepAlive();
-    const flushed = (this.res as http.ServerResponse).write(chunk);
-    if (flushed) return Promise.resolve(true);
+    if (!this.blocked) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
         this.res.off("drain", done);
@@ -106,11 +108,65 @@ export class SseWriter {
     });
   }
 
-  private armKeepAlive(): void {
-    if (this.keepAliveMs <= 0) return;
+  /** Writes one event; resolves once the writer may go on, false when the client is gone and nothing more can be written. */
+  send(event: SseEvent): Promise<boolean> {
+    return this.append(frame(event), true) ? Promise.resolve(true) : this.ready();
+  }
+
+  /** Writes a comment line (ignored by clients). */
+  comment(text: string): Promise<boolean> {
+    return this.append(`: ${singleLine(text)}\n\n`, true) ? Promise.resolve(true) : this.ready();
+  }
+
+  /** Ends the response, after what the current burst holds. */
+  close(): void {
+    this.ended = true;
+    this.goneListeners.length = 0;
     this.stopKeepAlive();
-    this.timer = setTimeout(() => void this.comment("keep-alive"), this.keepAliveMs);
+    const rest = this.pending;
+    this.pending = "";
+    if (!this.res.writableEnded) {
+      if (rest && !this.gone) this.res.end(rest);
+      else this.res.end();
+    }
+  }
+
+  /** Adds `chunk` to the burst; `now` hands the burst to the response at once. */
+  private append(chunk: string, now: boolean): boolean {
+    if (this.closed) return false;
+    this.lastWriteAt = Date.now();
+    // The first event of a burst schedules its write; a nextTick queued
+    // from a microtask runs once the microtasks of the turn are done.
+    if (this.pending === "" && !now) process.nextTick(() => this.flush());
+    this.pending += chunk;
+    if (now) this.flush();
+    return !this.blocked;
+  }
+
+  private flush(): void {
+    const burst = this.pending;
+    this.pending = "";
+    if (!burst || this.closed) return;
+    if (!(this.res as http.ServerResponse).write(burst)) this.blocked = true;
+  }
+
+  /** One timer per stream, re-armed when it fires rather than on every write. */
+  private armKeepAlive(ms: number): void {
+    if (this.keepAliveMs <= 0) return;
+    this.timer = setTimeout(() => this.keepAlive(), ms);
     this.timer.unref();
+  }
+
+  private keepAlive(): void {
+    this.timer = undefined;
+    if (this.closed) return;
+    const idle = Date.now() - this.lastWriteAt;
+    if (idle >= this.keepAliveMs) {
+      void this.comment("keep-alive");
+      this.armKeepAlive(this.keepAliveMs);
+    } else {
+      this.armKeepAlive(this.keepAliveMs - idle);
+    }
   }
 
   private stopKeepAlive(): void {
@@ -121,9 +177,22 @@ export class SseWriter {
   private markGone(): void {
     if (this.gone || this.ended) return;
     this.gone = true;
+    this.pending = "";
     this.stopKeepAlive();
     for (const fn of this.goneListeners.splice(0)) fn();
   }
+}
+
+/** One event in the event stream format: its fields, a data line per line of data, a blank line. */
+function frame(event: SseEvent): string {
+  let chunk = "";
+  if (event.id !== undefined) chunk += `id: ${singleLine(String(event.id))}\n`;
+  if (event.event !== undefined) chunk += `event: ${singleLine(event.event)}\n`;
+  const data = event.data;
+  // JSON text has no raw line breaks: the common case is one data line.
+  if (data.indexOf("\n") < 0 && data.indexOf("\r") < 0) chunk += `data: ${data}\n`;
+  else for (const line of data.split(/\r\n|\r|\n/)) chunk += `data: ${line}\n`;
+  return `${chunk}\n`;
 }
 
 /** Field values must not contain line breaks, or they would start a new field. */

@@ -1,6 +1,7 @@
+import type { StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SequencedEvent, Logger } from "../../core/index.js";
-import { answerEventStream, sendJson, type HttpRequest, type HttpResponse } from "../http/index.js";
-import { errorResponse, resultResponse, type JsonRpcId } from "../../protocol/index.js";
+import { answerEventStream, encodeOnce, sendJson, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { errorResponse, type JsonRpcId } from "../../protocol/index.js";
 import { toJsonRpcError } from "./jsonrpc-errors.js";
 import type { StreamRpcMethod } from "./rpc-method.js";
 
@@ -31,6 +32,8 @@ export interface StreamCall {
  */
 export function answerStream(call: StreamCall): Promise<void> {
   const { id, method, logger } = call;
+  const result = resultText(method);
+  const idText = JSON.stringify(id);
   return answerEventStream({
     req: call.req,
     res: call.res,
@@ -38,10 +41,24 @@ export function answerStream(call: StreamCall): Promise<void> {
     abort: call.abort,
     headers: call.headers,
     keepAliveMs: call.keepAliveMs,
-    encode: (event) => JSON.stringify(resultResponse(id, method.encode(event))),
+    // The response envelope around the event's result, which every subscriber shares: JSON.stringify(resultResponse(id, result)) exactly.
+    encode: (event) => `{"jsonrpc":"2.0","id":${idText},"result":${result(event)}}`,
     refuse: (e) => sendJson(call.res, 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), call.headers),
     failure: (e) => ({ data: JSON.stringify(errorResponse(id, toJsonRpcError(e, logger, method.name))) }),
   });
+}
+
+/** Each dialect's result encoders, one JSON text per event shared by every stream that sends it (fan-out). */
+const resultTexts = new WeakMap<StreamRpcMethod["encode"], (event: StreamResponse) => string>();
+
+function resultText(method: StreamRpcMethod): (event: StreamResponse) => string {
+  let text = resultTexts.get(method.encode);
+  if (!text) {
+    const encode = method.encode;
+    text = encodeOnce((event: StreamResponse) => JSON.stringify(encode(event)) ?? "null");
+    resultTexts.set(encode, text);
+  }
+  return text;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
-import { StreamResponseSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema, type StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
 import {
   answerEventStream,
   BodyAbortedError,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
+  encodeOnce,
   httpCallContext,
   lastEventId,
   negotiateServiceParams,
@@ -56,6 +57,9 @@ export interface RestHandlerOptions {
  * once it has answered.
  */
 export type RestHandler = (req: HttpRequest, res: HttpResponse) => Promise<boolean>;
+
+/** §11.7: each event is a bare StreamResponse, its JSON text made once for every stream that sends it (fan-out). */
+const streamEventText = encodeOnce((event: StreamResponse) => JSON.stringify(writeProtoJson(StreamResponseSchema, event)));
 
 /**
  * The HTTP+JSON binding (§11) of the A2A service: the routes of §11.3
@@ -118,8 +122,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         headers: streamHeaders,
         keepAliveMs: options.keepAliveMs,
         open: () => route.open(options.service, input, ctx, route.resumable ? lastEventId(req) : undefined),
-        // §11.7: each event is a bare StreamResponse.
-        encode: (event) => JSON.stringify(writeProtoJson(StreamResponseSchema, event)),
+        encode: streamEventText,
         refuse: (e) => sendFailure(req, res, toRestFailure(e, logger, operation), streamHeaders),
         // An `error` event holding the §11.6 body, as SSE clients of this binding read it.
         failure: (e) => ({ event: "error", data: JSON.stringify(statusBody(toRestFailure(e, logger, operation))) }),

@@ -184,7 +184,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     }
     // §3.3.1: a retried stream follows the first attempt's task from where it stands.
     const taskId = priorTaskId(claim.sent);
-    const queue = listen(deps.engine, c.scope, taskId, deps.limits);
+    const queue = listen(deps.engine, c.scope, taskId, deps.limits, ctx);
     const snap = deps.store.snapshot(c.scope, taskId, { historyLength: c.historyLength });
     if (!snap) {
       queue.close();
@@ -198,14 +198,14 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
   const p = await prepare(deps, ctx, req, c, claim);
   if (p.existing) {
     // Listen, continue and snapshot in one tick: the snapshot and the tail meet exactly.
-    const queue = listen(deps.engine, p.scope, p.existing.id, deps.limits);
+    const queue = listen(deps.engine, p.scope, p.existing.id, deps.limits, ctx);
     const snap = join(deps, p, p.existing, p.historyLength);
     const head = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
     yield* follow(queue, { head: [head], work: deps.engine.work, log: logPager(deps.store, p.scope, p.existing.id) }, ctx.signal);
     return;
   }
   const taskId = randomUUID();
-  const queue = listen(deps.engine, p.scope, taskId, deps.limits);
+  const queue = listen(deps.engine, p.scope, taskId, deps.limits, ctx);
   let first;
   try {
     first = await start(deps, p, taskId);

@@ -41,7 +41,7 @@ async function* subscribe(
     throw new A2AError("UnsupportedOperation", `task ${req.id} is ${stateName(head.state)}; there is nothing to subscribe to`, { metadata: { taskId: req.id } });
   }
   // Listen and read in one tick: nothing is lost or repeated between them.
-  const queue = listen(deps.engine, scope, req.id, deps.limits);
+  const queue = listen(deps.engine, scope, req.id, deps.limits, ctx);
   const log = logPager(deps.store, scope, req.id);
   if (afterSeq !== undefined) {
     // The log is read a page at a time, however much was missed.

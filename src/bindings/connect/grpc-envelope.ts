@@ -1,0 +1,76 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { HttpRequest } from "../http/index.js";
+
+/** A gRPC length-prefixed message: 1 flag byte, 4 bytes big-endian length, the message. */
+const PREFIX_BYTES = 5;
+/** Flag bit of a compressed message. */
+const COMPRESSED = 0b1;
+
+/** A message in its gRPC wire form: the 5-byte prefix (uncompressed) and the bytes. */
+export function grpcFrame(message: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, PREFIX_BYTES);
+  return frame;
+}
+
+/**
+ * Reads the one request message of a server-streaming call from an
+ * uncompressed gRPC request body. The errors are those of the gRPC
+ * protocol as connect-node raises them for the same body, so a client sees
+ * the same status whichever path served it: a declared length past
+ * `readMaxBytes` is RESOURCE_EXHAUSTED before it is read, no message or a
+ * second one UNIMPLEMENTED, a truncated one INVALID_ARGUMENT. Rejects with
+ * the signal's reason when it aborts first (the call's deadline).
+ */
+export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let declared = -1;
+    const fail = (error: ConnectError): void => {
+      cleanup();
+      reject(error);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      received += chunk.length;
+      if (declared < 0 && received >= PREFIX_BYTES) {
+        const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
+        if ((head[0]! & COMPRESSED) !== 0) return fail(new ConnectError("received compressed envelope, but do not know how to decompress", Code.Internal));
+        declared = head.readUInt32BE(1);
+        if (declared > readMaxBytes) return fail(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));
+      }
+      if (declared >= 0 && received > PREFIX_BYTES + declared) {
+        fail(new ConnectError("protocol error: received extra input message for server-streaming method", Code.Unimplemented));
+      }
+    };
+    const onEnd = (): void => {
+      cleanup();
+      if (received === 0) return reject(new ConnectError("protocol error: missing input message for server-streaming method", Code.Unimplemented));
+      if (declared < 0 || received < PREFIX_BYTES + declared) return reject(new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument));
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      resolve(body.subarray(PREFIX_BYTES));
+    };
+    // A client that resets the stream mid-body has no one to answer; the caller sees the close.
+    const onGone = (): void => fail(new ConnectError("the client closed the request", Code.Canceled));
+    const onAbort = (): void => {
+      cleanup();
+      reject(signal.reason);
+    };
+    const cleanup = (): void => {
+      signal.removeEventListener("abort", onAbort);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onGone);
+      req.off("aborted", onGone);
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", onGone);
+    req.once("aborted", onGone);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
