@@ -151,7 +151,8 @@ describe.each(CASES)("A2AClient over $name against our hub", ({ binding, v03 }) 
     const slow = await client.send({ ...text("slow 5000"), configuration: { returnImmediately: true } });
     const canceled = await client.cancel((slow.payload.value as { id: string }).id);
     expect(canceled.status?.state).toBe(TaskState.CANCELED);
-    const other = await client.send({ ...text("slow 300"), configuration: { returnImmediately: true } });
+    // Long enough that the subscription starts before it ends, on a loaded machine too.
+    const other = await client.send({ ...text("slow 1500"), configuration: { returnImmediately: true } });
     const events = await collect(client.subscribe((other.payload.value as { id: string }).id));
     expect(events[0]?.payload.case).toBe("task");
     const last = events.at(-1)!;
