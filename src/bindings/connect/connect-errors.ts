@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { A2A_ERROR_DOMAIN, isA2AError, type Logger } from "../../core/index.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 
@@ -22,4 +22,13 @@ export function toConnectError(e: unknown, logger: Logger): ConnectError {
   if (e instanceof ConnectError) return e;
   logger.error("unexpected error in an RPC", { error: e instanceof Error ? e.stack ?? e.message : String(e) });
   return new ConnectError("internal error", Code.Internal);
+}
+
+/**
+ * The error of a call whose deadline (grpc-timeout, Connect-Timeout-Ms)
+ * has passed, if it has: its context's signal aborted with it.
+ */
+export function deadlineOf(ctx: HandlerContext): ConnectError | undefined {
+  const reason: unknown = ctx.signal.aborted ? ctx.signal.reason : undefined;
+  return reason instanceof ConnectError && reason.code === Code.DeadlineExceeded ? reason : undefined;
 }

@@ -1,7 +1,7 @@
 import type { ConnectRouter, HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { A2AServiceApi, Logger } from "../../core/index.js";
-import { toConnectError } from "./connect-errors.js";
+import { deadlineOf, toConnectError } from "./connect-errors.js";
 
 /**
  * Registers the one service on a connect router (Connect, gRPC and gRPC-Web
@@ -24,6 +24,10 @@ export function connectRoutes(service: A2AServiceApi, logger: Logger): (router: 
       } catch (e) {
         throw toConnectError(e, logger);
       }
+      // The service's stream ends quietly when the call's signal aborts; one
+      // the deadline (grpc-timeout) ended is DEADLINE_EXCEEDED, not OK.
+      const deadline = deadlineOf(ctx);
+      if (deadline) throw deadline;
     };
   const impl: ServiceImpl<typeof A2AService> = {
     sendMessage: unary(service.sendMessage),

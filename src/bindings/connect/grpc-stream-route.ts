@@ -7,7 +7,7 @@ import type { AccessGuard } from "../../auth/index.js";
 import { callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger, type SequencedEvent } from "../../core/index.js";
 import { encodeOnce, EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { rpcCallScope } from "./access-interceptor.js";
-import { toConnectError } from "./connect-errors.js";
+import { deadlineOf, toConnectError } from "./connect-errors.js";
 import { rpcContextValues } from "./context-values.js";
 import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 import { rpcServiceParams } from "./service-params-interceptor.js";
@@ -137,9 +137,8 @@ async function answer(options: GrpcStreamOptions, route: StreamRoute, req: HttpR
   } finally {
     if (iterator && !done) await iterator.return?.().catch(() => undefined);
   }
-  // A stream ended by its deadline says so (§10.6: DEADLINE_EXCEEDED), not OK.
-  const reason = ctx?.signal.aborted ? ctx.signal.reason : undefined;
-  if (!failure && reason instanceof ConnectError && reason !== CLIENT_GONE) failure = reason;
+  // A stream ended by its deadline says so (DEADLINE_EXCEEDED), not OK.
+  if (!failure && ctx) failure = deadlineOf(ctx);
   if (ctx && timeoutSet(ctx)) ctx.abort(FINISHED);
   if (gone.signal.aborted || res.writableEnded) return;
   ended = true;
