@@ -1,15 +1,8 @@
 import type Database from "better-sqlite3";
+import type { PushDeliveryState } from "../task-store.js";
 
-/** What the log and the outbox know of one (task, config). */
-export interface ConfigDeliveryRow {
-  readonly configId: string;
-  readonly pending: number;
-  readonly dead: number;
-  readonly delivered: number;
-  readonly lastAttemptMs?: number;
-  readonly lastError?: string;
-  readonly nextAttemptMs?: number;
-}
+/** What the log and the outbox know of one (task, config): its delivery state but for the URL, which the config holds. */
+export type ConfigDeliveryRow = Omit<PushDeliveryState, "url">;
 
 interface StateRow {
   config_id: string;

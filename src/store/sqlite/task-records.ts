@@ -1,6 +1,6 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
-import type { FullTaskRow, TaskRows, TaskRowValues } from "./task-rows.js";
+import type { FullTaskRow, TaskRowIdentity, TaskRows, TaskRowValues } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
 export const enum Pending {
@@ -13,15 +13,7 @@ export const enum Pending {
 }
 
 /** A task row as the store holds it: the values as they stand in the open transaction. */
-export interface TaskRecord extends TaskRowValues {
-  readonly pk: number;
-  readonly tenant: string;
-  readonly agent: string;
-  readonly id: string;
-  readonly contextId: string;
-  readonly metadata: string | null;
-  /** When the task was created (epoch ms): only a row still to insert needs it. */
-  readonly createdMs: number;
+export interface TaskRecord extends TaskRowValues, TaskRowIdentity {
   state: TaskState;
   status: Uint8Array;
   statusMs: number;

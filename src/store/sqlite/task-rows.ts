@@ -39,16 +39,20 @@ export interface TaskRowValues {
   readonly artifactCount: number;
 }
 
-/** A new task row, with the rowid the store gave it. */
-export interface NewTaskRow extends TaskRowValues {
+/** What a task row never changes after its insert: its keys, metadata and creation time. */
+export interface TaskRowIdentity {
   readonly pk: number;
   readonly tenant: string;
   readonly agent: string;
   readonly id: string;
   readonly contextId: string;
   readonly metadata: string | null;
+  /** When the task was created (epoch ms). */
   readonly createdMs: number;
 }
+
+/** A new task row, with the rowid the store gave it. */
+export interface NewTaskRow extends TaskRowValues, TaskRowIdentity {}
 
 /** A task still SUBMITTED or WORKING, and where it lives. */
 export interface InFlightRow {
