@@ -297,6 +297,8 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
       expect(await page.locator(".pushes th").allTextContents()).toEqual(
         expect.arrayContaining(["Delivered", "Pending", "Dead", "Last attempt", "Last error", "Next attempt"]),
       );
+      // §3.1.6: the timeline reads on past the input-required wait to the completion that followed it.
+      await expect.poll(async () => (await page.locator(".timeline li").allTextContents()).join(" "), { timeout: 10_000 }).toMatch(/INPUT_REQUIRED[\s\S]*COMPLETED/i);
       await page.locator(".pushes").scrollIntoViewIfNeeded();
       await expectNotBlank(page, "console-push-delivery");
     } finally {

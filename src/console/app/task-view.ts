@@ -1,5 +1,5 @@
 import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
-import { StreamResponseSchema, TaskSchema, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { fill, h, json } from "./dom.js";
 import { authHeaders, errorText, hub, type FetchedCard } from "./hub-client.js";
 import { deliveryCells, DELIVERY_COLUMNS, deliveryStateOf, PUSH_DELIVERY_STATE_URI } from "./push-delivery.js";
@@ -69,7 +69,7 @@ export async function taskView(root: HTMLElement, agent: FetchedCard | undefined
     h("details", {}, h("summary", {}, "Raw task JSON"), h("pre", { class: "raw" }, json(toJson(TaskSchema, task)))),
   );
   void loadPushConfigs(pushes, agentId, taskId, delivery ? deliveryStateOf(task) : undefined);
-  void loadTimeline(timeline, timelineNote, agent, taskId);
+  void loadTimeline(timeline, timelineNote, agent, taskId, task.status?.state);
 }
 
 /** The task's push configs, with each one's delivery state when the extension answered it. */
@@ -138,37 +138,63 @@ function eventLine(seq: string, ev: StreamResponse): HTMLElement {
  * logged event, and does so for finished tasks too (Connect has no resume
  * point, and §3.1.6 refuses a plain subscribe to a terminal task).
  */
-async function loadTimeline(list: HTMLElement, note: HTMLElement, agent: FetchedCard | undefined, taskId: string): Promise<void> {
+/** Appends each event of one SSE stream of the log; returns the last one read, with its id. */
+async function appendLogged(list: HTMLElement, body: NonNullable<Response["body"]>): Promise<{ id: string; event: StreamResponse } | undefined> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  let last: { id: string; event: StreamResponse } | undefined;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return last;
+    buf += value;
+    let end: number;
+    while ((end = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      let id = "";
+      let data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("id:")) id = line.slice(3).trim();
+        else if (line.startsWith("data:")) data += line.slice(5).trim();
+      }
+      if (!data) continue;
+      const event = fromJson(StreamResponseSchema, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
+      list.append(eventLine(id, event));
+      last = { id, event };
+    }
+  }
+}
+
+/** §3.2.2: the states in which a task waits for the client. */
+function isInterruptedState(state: TaskState | undefined): boolean {
+  return state === TaskState.INPUT_REQUIRED || state === TaskState.AUTH_REQUIRED;
+}
+
+/** Whether an event leaves its task waiting for the client. */
+function isInterruptedEvent(e: StreamResponse): boolean {
+  return isInterruptedState(e.payload.case === "statusUpdate" ? e.payload.value.status?.state : undefined);
+}
+
+async function loadTimeline(list: HTMLElement, note: HTMLElement, agent: FetchedCard | undefined, taskId: string, stateNow: TaskState | undefined): Promise<void> {
   const rest = agent?.card?.supportedInterfaces.find((i) => i.protocolBinding === "HTTP+JSON");
   if (!rest) return fill(note, "This agent's card lists no HTTP+JSON interface, which the timeline is read from.");
   const ctl = (reading = new AbortController());
   try {
-    const res = await fetch(`${rest.url.replace(/\/$/, "")}/tasks/${encodeURIComponent(taskId)}:subscribe`, {
-      headers: { ...authHeaders(), accept: "text/event-stream", "last-event-id": "0", "a2a-version": "1.0" },
-      signal: ctl.signal,
-    });
-    if (!res.ok || !res.body) return fill(note, `The event log is not available (HTTP ${res.status}).`);
-    fill(note, "Every event the task logged, in order; a running task's new events appear as they happen.");
-    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buf += value;
-      let end: number;
-      while ((end = buf.indexOf("\n\n")) >= 0) {
-        const block = buf.slice(0, end);
-        buf = buf.slice(end + 2);
-        let id = "";
-        let data = "";
-        for (const line of block.split("\n")) {
-          if (line.startsWith("id:")) id = line.slice(3).trim();
-          else if (line.startsWith("data:")) data += line.slice(5).trim();
-        }
-        if (!data) continue;
-        const ev = fromJson(StreamResponseSchema, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
-        list.append(eventLine(id, ev));
-      }
+    // §3.1.6: a subscription ends at the first interrupted state (input-required,
+    // auth-required); a task that went on afterwards has more in its log, read by
+    // resuming after the last event, until a stream brings nothing or ends terminal.
+    // A task still waiting now is not resumed: its timeline ends at that wait.
+    let after = "0";
+    for (let round = 0; ; round++) {
+      const res = await fetch(`${rest.url.replace(/\/$/, "")}/tasks/${encodeURIComponent(taskId)}:subscribe`, {
+        headers: { ...authHeaders(), accept: "text/event-stream", "last-event-id": after, "a2a-version": "1.0" },
+        signal: ctl.signal,
+      });
+      if (!res.ok || !res.body) return fill(note, `The event log is not available (HTTP ${res.status}).`);
+      if (round === 0) fill(note, "Every event the task logged, in order; a running task's new events appear as they happen.");
+      const last = await appendLogged(list, res.body);
+      if (!last || !isInterruptedEvent(last.event) || isInterruptedState(stateNow)) break;
+      after = last.id;
     }
     note.append(` The log ends here (${list.children.length} events).`);
   } catch (e) {
