@@ -34,6 +34,19 @@ export const VARIANTS: readonly TelemetryVariant[] = [
   { id: "logs", label: "request log at info (one JSON line per call)", env: () => ({ A2A_HUB_METRICS: "false", A2A_HUB_LOG_LEVEL: "info" }) },
 ];
 
+/**
+ * Seconds of untimed load each hub gets before the rounds start. V8 keeps
+ * optimizing a fresh hub for its first ~10,000 calls (measured with
+ * --trace-opt: ~860 functions optimized in the first 3,000 SendMessage
+ * calls with tracing on, ~260 in the next 3,000, then next to none), and
+ * with the process pinned to one core those compiles share the server's
+ * core. A hub with tracing on has more code to optimize (the SDK, the
+ * OTLP serializer), so an unsettled comparison charges tracing for its
+ * warm-up rather than its steady cost. --quick settles as long as it can
+ * afford, a full run long enough for the JIT to be done.
+ */
+const SETTLE_SEC = { quick: 4, full: 15 } as const;
+
 /** A collector stand-in: accepts OTLP/HTTP export requests and counts their bytes. */
 async function startCollectorSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
   let bytes = 0;
@@ -89,6 +102,15 @@ export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
           }
         }
         const live = (i: number) => (sectionRows[i]!.status === "ok" ? sessions[i] : undefined);
+        // Settle first (see SETTLE_SEC), every hub, before any is timed.
+        const settleSec = ctx.options.quick ? SETTLE_SEC.quick : SETTLE_SEC.full;
+        for (const i of specs.keys()) {
+          try {
+            await live(i)?.warm(ctx, Math.max(...ctx.options.connections), settleSec);
+          } catch (e) {
+            failRow(ctx, sectionRows[i]!, e);
+          }
+        }
         for (const c of ctx.options.connections) {
           const cells: UnaryCell[][] = specs.map(() => []);
           for (let round = 0; round < ctx.options.runs; round++) {
@@ -97,7 +119,7 @@ export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
               const session = live(i);
               if (!session) continue;
               try {
-                cells[i]!.push(await session.load(ctx, c, 1));
+                cells[i]!.push(await session.load(ctx, c, { runs: 1 }));
               } catch (e) {
                 failRow(ctx, sectionRows[i]!, e);
               }

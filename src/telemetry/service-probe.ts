@@ -1,3 +1,6 @@
+// The module's binding, not the global: in Node 20 `globalThis.performance`
+// is a lazy getter that runs on every access, several times per request.
+import { performance } from "node:perf_hooks";
 import type { HandlerContext } from "@connectrpc/connect";
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import type { Gauge } from "prom-client";

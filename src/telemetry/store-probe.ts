@@ -1,3 +1,6 @@
+// The module's binding, not the global: in Node 20 `globalThis.performance`
+// is a lazy getter that runs on every access, several times per request.
+import { performance } from "node:perf_hooks";
 import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../core/index.js";

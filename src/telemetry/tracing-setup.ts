@@ -52,7 +52,7 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
     // OTEL_TRACES_SAMPLER, when set, is read by the SDK itself.
     ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config?.sampleRatio ?? 1) }) }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })],
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) })],
   });
   provider.register();
   return {
@@ -64,4 +64,18 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
       propagation.disable();
     },
   };
+}
+
+/**
+ * How long the batch processor holds ended spans before it exports them:
+ * OTEL_BSP_SCHEDULE_DELAY when set (the SDK would let a value given in
+ * code win over it), else half a second rather than the SDK's 5 s, so a
+ * collector sees a call's spans soon after it ends. Under load the delay
+ * does not matter for cost: a batch goes out as soon as it holds 512
+ * spans (the SDK's maxExportBatchSize, which OTEL_BSP_MAX_EXPORT_BATCH_SIZE
+ * and OTEL_BSP_MAX_QUEUE_SIZE still set), and an idle hub exports nothing.
+ */
+function scheduleDelayMs(env: NodeJS.ProcessEnv): number {
+  const fromEnv = Number(env.OTEL_BSP_SCHEDULE_DELAY);
+  return env.OTEL_BSP_SCHEDULE_DELAY && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 500;
 }
