@@ -9,8 +9,11 @@ import { toConnectError } from "../src/bindings/connect/index.js";
 import { toJsonRpcError } from "../src/bindings/jsonrpc/index.js";
 import { grpcStatusName, problemBody, statusBody, toRestFailure } from "../src/bindings/rest/index.js";
 import { expectA2AError } from "./helpers/errors.js";
-import { textRequest } from "./helpers/messages.js";
-import { rest, sendText, userMessage } from "./helpers/rest.js";
+import { v03Message } from "./helpers/json-messages.js";
+import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
+import { collect, textRequest } from "./helpers/messages.js";
+import { dataEvents, type SseStream } from "./helpers/sse.js";
+import { openStream, rest, sendText, userMessage } from "./helpers/rest.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub, type TransportName } from "./helpers/test-hub.js";
 
@@ -292,6 +295,38 @@ describe("a request body that is not JSON is ContentTypeNotSupported, judged bef
       const res = await fetch(t.url, { method: "POST", body, headers });
       expect(((await res.json()) as any).result?.id, JSON.stringify(headers)).toBe(completedId);
     }
+  });
+});
+
+describe("a part of a media type the agent does not accept is ContentTypeNotSupported on the other sends too (§3.3.2)", () => {
+  const row = ERROR_TABLE.ContentTypeNotSupported;
+  /** The first JSON-RPC error of a stream's answer: the refusal before it, or its first event. */
+  const firstRpcError = async (s: SseStream) => (s.events ? (await dataEvents(s.events))[0]?.data : s.json)?.error;
+
+  it("JSON-RPC v0.3 message/send and message/stream: -32005 with the ErrorInfo", async () => {
+    const filePart = { kind: "file", file: { bytes: "AQI=", mimeType: "image/png" } };
+    const params = () => ({ message: { ...v03Message("x"), parts: [filePart] } });
+    const unary = (await post(t.url, rpc("message/send", params()))).json;
+    const stream = await firstRpcError(await openRpcStream(t.url, "message/stream", params()));
+    for (const error of [unary.error, stream]) {
+      expect(error?.code, JSON.stringify(error)).toBe(row.jsonRpcCode);
+      expect(errorInfos(error.data).map((i) => i.reason)).toEqual([row.reason]);
+    }
+  });
+
+  it("SendStreamingMessage over JSON-RPC, REST and gRPC: the table's code, status and reason", async () => {
+    const rpcError = await firstRpcError(await openRpcStream(t.url, "SendStreamingMessage", { tenant: "echo", message: pngMessage() }));
+    expect(rpcError?.code, JSON.stringify(rpcError)).toBe(row.jsonRpcCode);
+    expect(errorInfos(rpcError.data).map((i) => i.reason)).toEqual([row.reason]);
+
+    const r = await openStream(t.url, "POST", "/echo/message:stream", { body: { message: pngMessage() } });
+    const restError = r.events ? (await dataEvents(r.events))[0]?.data.error : r.json.error;
+    expect(r.events ? restError?.code : r.status, JSON.stringify(restError)).toBe(row.httpStatus);
+    expect(errorInfos(restError.details).map((i) => i.reason)).toEqual([row.reason]);
+
+    const req = { ...textRequest("x"), tenant: "echo" };
+    req.message!.parts = [create(PartSchema, { content: { case: "raw", value: new Uint8Array([1, 2]) }, mediaType: "image/png" })];
+    await expectA2AError(() => collect(t.client("grpc").sendStreamingMessage(req)), row.grpcCode, row.reason);
   });
 });
 
