@@ -213,7 +213,9 @@ describe("the client verifies cards when given trusted keys (§8.4.3)", () => {
     proxy = createServer((req, res) => {
       void (async () => {
         const { json } = await served("/.well-known/agent-card.json");
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...json, name: "echo (evil twin)" }));
+        // Under /unsigned/: the same card with its signatures stripped.
+        const doc = req.url?.startsWith("/unsigned/") ? { ...json, signatures: [] } : { ...json, name: "echo (evil twin)" };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc));
       })();
     });
     await new Promise<void>((done) => proxy.listen(0, "127.0.0.1", done));
@@ -232,6 +234,11 @@ describe("the client verifies cards when given trusted keys (§8.4.3)", () => {
   it("A2AClient.connect refuses a tampered card with CardSignatureError", async () => {
     await expect(A2AClient.connect(proxyUrl, { verifyCard: { keys: jwks } })).rejects.toThrow(CardSignatureError);
     await expect(A2AClient.connect(proxyUrl, { verifyCard: { keys: jwks } })).rejects.toThrow(/"echo \(evil twin\)" failed signature verification/);
+  });
+
+  it("A2AClient.connect refuses an unsigned card when it was given trusted keys", async () => {
+    await expect(A2AClient.connect(`${proxyUrl}unsigned/`, { verifyCard: { keys: jwks } })).rejects.toThrow(/agent card "[^"]*echo" is not signed/);
+    await expect(A2AClient.connect(`${proxyUrl}unsigned/`, { verifyCard: { keys: jwks } })).rejects.toBeInstanceOf(CardSignatureError);
   });
 
   function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
