@@ -258,6 +258,21 @@ describe("the client verifies cards when given trusted keys (§8.4.3)", () => {
     expect(r.code).toBe(0);
   }, 30_000);
 
+  it("a2a-hub card --verify without --jwks, or with a file that is not a JWKS, is a usage error (exit 2) saying so", async () => {
+    const notJwks = join(dir, "not-jwks.json");
+    writeFileSync(notJwks, JSON.stringify({ kty: "OKP" }));
+    const [alone, missing, wrong] = await Promise.all([
+      cli(["card", base, "--verify"]),
+      cli(["card", base, "--verify", "--jwks", join(dir, "no-such-file.json")]),
+      cli(["card", base, "--verify", "--jwks", notJwks]),
+    ]);
+    expect([alone.code, missing.code, wrong.code]).toEqual([2, 2, 2]);
+    expect(alone.stderr).toContain("--verify and --jwks go together");
+    expect(missing.stderr).toMatch(/--jwks: cannot read a JWKS from .*no-such-file\.json/);
+    expect(wrong.stderr).toMatch(/--jwks: .*not-jwks\.json is not a JWKS document/);
+    for (const r of [alone, missing, wrong]) expect(r.stdout).toBe("");
+  }, 60_000);
+
   it("a2a-hub card --verify --jwks FILE exits 1 with a clear error for a tampered card", async () => {
     const file = join(dir, "trusted.json");
     writeFileSync(file, JSON.stringify(jwks));
