@@ -16,7 +16,7 @@ export function grpcFrame(message: Uint8Array): Buffer {
 }
 
 /**
- * Reads the one request message of a server-streaming call from an
+ * Reads the one request message of a unary or server-streaming call from an
  * uncompressed gRPC request body. The errors are those of the gRPC
  * protocol as connect-node raises them for the same body, so a client sees
  * the same status whichever path served it: a declared length past
@@ -24,7 +24,7 @@ export function grpcFrame(message: Uint8Array): Buffer {
  * second one UNIMPLEMENTED, a truncated one INVALID_ARGUMENT. Rejects with
  * the signal's reason when it aborts first (the call's deadline).
  */
-export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal, kind: "unary" | "server-streaming"): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const chunks: Buffer[] = [];
@@ -44,12 +44,12 @@ export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: A
         if (declared > readMaxBytes) return fail(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));
       }
       if (declared >= 0 && received > PREFIX_BYTES + declared) {
-        fail(new ConnectError("protocol error: received extra input message for server-streaming method", Code.Unimplemented));
+        fail(new ConnectError(`protocol error: received extra input message for ${kind} method`, Code.Unimplemented));
       }
     };
     const onEnd = (): void => {
       cleanup();
-      if (received === 0) return reject(new ConnectError("protocol error: missing input message for server-streaming method", Code.Unimplemented));
+      if (received === 0) return reject(new ConnectError(`protocol error: missing input message for ${kind} method`, Code.Unimplemented));
       if (declared < 0 || received < PREFIX_BYTES + declared) return reject(new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument));
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       resolve(body.subarray(PREFIX_BYTES));
