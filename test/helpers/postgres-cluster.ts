@@ -86,9 +86,10 @@ function withDatabase(url: string, database: string): string {
 
 /**
  * A PostgreSQL server for tests: a private cluster in a temporary directory
- * (initdb + pg_ctl on a free loopback port, fsync off: a test database need
- * not survive a power cut, and `stop -m immediate` is a crash PostgreSQL
- * recovers from by its WAL either way), or the server A2A_HUB_TEST_PG_URL names.
+ * (initdb + pg_ctl on a free loopback port), or the server A2A_HUB_TEST_PG_URL
+ * names. fsync is off (a test database need not survive a power cut) but
+ * commits stay synchronous: a commit has reached the kernel when it returns,
+ * so `kill()`, a process crash, loses nothing acknowledged.
  */
 export class PostgresCluster {
   private readonly databases: string[] = [];
@@ -126,7 +127,6 @@ export class PostgresCluster {
         "listen_addresses = '127.0.0.1'",
         `unix_socket_directories = '${dir}'`,
         "fsync = off",
-        "synchronous_commit = off",
         "full_page_writes = off",
         "shared_buffers = 32MB",
         "max_connections = 200",
