@@ -1,23 +1,17 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openPostgres, type PostgresDatabase } from "../src/store/index.js";
-import { PostgresCluster, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 
 noticePostgresSkip("postgres-cluster.test.ts");
 
 describe.skipIf(!hasPostgres)("the PostgreSQL test cluster", () => {
-  let cluster: PostgresCluster;
-  beforeAll(async () => {
-    cluster = await PostgresCluster.start();
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = clusterForTests();
 
   it.skipIf(!!process.env.A2A_HUB_TEST_PG_URL)(
     "can be killed and restarted under a live pool: queries fail fast while it is down, nothing committed is lost, the pool recovers by itself",
     async () => {
-      const url = await cluster.createDatabase();
+      const url = await cluster().createDatabase();
       const idleErrors: Error[] = [];
       let db: PostgresDatabase | undefined = await openPostgres({ url, poolSize: 3, connectTimeoutMs: 2000, onIdleError: (e) => idleErrors.push(e) });
       try {
@@ -27,7 +21,7 @@ describe.skipIf(!hasPostgres)("the PostgreSQL test cluster", () => {
         // Three connections open and idle in the pool when the server dies.
         await Promise.all([1, 2, 3].map(() => pool.query("SELECT pg_sleep(0.05)")));
 
-        await cluster.kill();
+        await cluster().kill();
         const started = Date.now();
         await expect(pool.query("SELECT 1")).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(5000);
@@ -35,7 +29,7 @@ describe.skipIf(!hasPostgres)("the PostgreSQL test cluster", () => {
         for (let waited = 0; idleErrors.length === 0 && waited < 2000; waited += 20) await new Promise((r) => setTimeout(r, 20));
         expect(idleErrors.length).toBeGreaterThan(0);
 
-        await cluster.restart();
+        await cluster().restart();
         const rows = await pool.query<{ n: number; max: number }>("SELECT COUNT(*)::integer AS n, MAX(n) AS max FROM acked");
         expect(rows.rows[0]).toEqual({ n: 50, max: 50 });
         await pool.end();
@@ -47,13 +41,13 @@ describe.skipIf(!hasPostgres)("the PostgreSQL test cluster", () => {
       } finally {
         await db?.pool.end();
       }
-      expect(cluster.log()).toContain("database system is ready to accept connections");
+      expect(cluster().log()).toContain("database system is ready to accept connections");
     },
     60_000,
   );
 
   it("gives each test a database of its own", async () => {
-    const [a, b] = [await cluster.createDatabase(), await cluster.createDatabase()];
+    const [a, b] = [await cluster().createDatabase(), await cluster().createDatabase()];
     expect(a).not.toBe(b);
     const client = new pg.Client({ connectionString: a });
     await client.connect();

@@ -1,11 +1,11 @@
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POSTGRES_MIGRATIONS, createPool, migratePostgres, openPostgres, type MigrationOutcome } from "../src/store/index.js";
 import { MIGRATION_LOCK_KEY } from "../src/store/postgres/index.js";
 import { MIGRATIONS as SQLITE_MIGRATIONS } from "../src/store/sqlite/index.js";
-import { PostgresCluster, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 
 noticePostgresSkip("postgres-migrations.test.ts");
@@ -103,16 +103,10 @@ function migrateInProcess(url: string): Promise<MigrationOutcome> {
 }
 
 describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
-  let cluster: PostgresCluster;
-  beforeAll(async () => {
-    cluster = await PostgresCluster.start();
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = clusterForTests();
 
   it("apply to an empty database: every version recorded once, the tables and columns SQLite's migrations create", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const db = await openPostgres({ url, poolSize: 2 });
     try {
       expect(db.schema).toEqual({ from: 0, to: N });
@@ -124,7 +118,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
   });
 
   it("keep ListTasks' counters and touch order in the database: triggers count states, the touch sequence grows", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const db = await openPostgres({ url });
     try {
       const insert = `INSERT INTO tasks (tenant, agent, id, context_id, state, status, status_ms, metadata, last_seq, history_count, artifact_count, created_ms)
@@ -147,7 +141,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
   });
 
   it("are idempotent on restart: a second start finds the schema current and applies nothing", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     for (const expected of [{ from: 0, to: N }, { from: N, to: N }, { from: N, to: N }]) {
       const db = await openPostgres({ url });
       await db.pool.end();
@@ -157,7 +151,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
   });
 
   it("run exactly once when four pools start migrating at the same moment (all queued on the advisory lock)", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const lock = await holdMigrationLock(url);
     const pools = Array.from({ length: 4 }, () => createPool({ url, poolSize: 1 }));
     try {
@@ -175,7 +169,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
   });
 
   it("run exactly once when two processes open the store at the same moment", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const lock = await holdMigrationLock(url);
     const runs = [migrateInProcess(url), migrateInProcess(url)];
     // Both processes are at the lock before either may pass it: a true race, settled by the lock alone.
@@ -188,7 +182,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
   }, 90_000);
 
   it("roll a failing migration back whole and release the lock: the version stays, the next start proceeds", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const pool = createPool({ url, poolSize: 2 });
     try {
       await migratePostgres(pool);
@@ -205,7 +199,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
   });
 
   it("refuse a database whose schema is newer than this a2a-hub, leaving it untouched", async () => {
-    const url = await cluster.createDatabase();
+    const url = await cluster().createDatabase();
     const db = await openPostgres({ url });
     await db.pool.query("INSERT INTO schema_migrations (version) VALUES ($1)", [N + 1]);
     await db.pool.end();

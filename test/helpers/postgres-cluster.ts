@@ -6,6 +6,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 
 const run = promisify(execFile);
 
@@ -218,4 +219,22 @@ export class PostgresCluster {
     pgRunSync("pg_ctl", ["-D", join(this.dir, "data"), "stop", "-m", "immediate", "-w"]);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Inside a `describe.skipIf(!hasPostgres)`: one cluster started before the
+ * block's tests and stopped after them. Returns its getter (set once started).
+ */
+export function clusterForTests(): () => PostgresCluster {
+  let cluster: PostgresCluster | undefined;
+  beforeAll(async () => {
+    cluster = await PostgresCluster.start();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return () => {
+    if (!cluster) throw new Error("the PostgreSQL cluster has not started");
+    return cluster;
+  };
 }
