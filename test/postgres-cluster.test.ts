@@ -1,14 +1,14 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openPostgres, type PostgresDatabase } from "../src/store/index.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { canKillPostgres, clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 
 noticePostgresSkip("postgres-cluster.test.ts");
 
 describe.skipIf(!hasPostgres)("the PostgreSQL test cluster", () => {
   const cluster = clusterForTests();
 
-  it.skipIf(!!process.env.A2A_HUB_TEST_PG_URL)(
+  it.skipIf(!canKillPostgres)(
     "can be killed and restarted under a live pool: queries fail fast while it is down, nothing committed is lost, the pool recovers by itself",
     async () => {
       const url = await cluster().createDatabase();

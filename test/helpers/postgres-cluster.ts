@@ -39,6 +39,9 @@ const reason = unavailableBecause();
 /** Whether PostgreSQL tests can run here: a private cluster can be started, or A2A_HUB_TEST_PG_URL names one. */
 export const hasPostgres = reason === undefined;
 
+/** Whether the server is a private cluster, which tests may kill and restart (never a server A2A_HUB_TEST_PG_URL names). */
+export const canKillPostgres = hasPostgres && !EXTERNAL_URL;
+
 /**
  * Prints the one line saying why `file`'s tests skip and how to enable them.
  * With A2A_HUB_REQUIRE_PG set (CI), a machine without PostgreSQL is an error instead.
@@ -105,11 +108,6 @@ export class PostgresCluster {
   ) {
     // A test run that dies before its afterAll must not leave a server behind.
     if (dir) process.once("exit", this.exitHook);
-  }
-
-  /** Whether the server is ours, so that it can be killed and restarted. */
-  get isPrivate(): boolean {
-    return this.dir !== undefined;
   }
 
   /** Starts a private cluster, or connects to A2A_HUB_TEST_PG_URL. Call only when `hasPostgres`. */
