@@ -1,24 +1,10 @@
 import type * as http2 from "node:http2";
 import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, createHandlerContext, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { AccessGuard } from "../../auth/index.js";
-import { callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type HttpRequest } from "../http/index.js";
-import { rpcCallScope } from "./access-interceptor.js";
-import { rpcContextValues } from "./context-values.js";
+import { EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
+import { directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import { readOneMessage } from "./grpc-envelope.js";
-import { rpcServiceParams } from "./service-params-interceptor.js";
-
-/** What the direct gRPC path needs: what connect-node is given for the same calls. */
-export interface GrpcRouteOptions {
-  readonly service: A2AServiceApi;
-  readonly guard: AccessGuard;
-  readonly logger: Logger;
-  /** The largest request message read, as connect-node's readMaxBytes. */
-  readonly readMaxBytes: number;
-}
 
 /** The content types of gRPC with the protobuf codec (gRPC over HTTP/2 §Requests). */
 const GRPC_PROTO = new Set(["application/grpc", "application/grpc+proto"]);
@@ -51,7 +37,7 @@ export class GrpcCall {
   private ctx: ReturnType<typeof createHandlerContext> | undefined;
 
   constructor(
-    private readonly options: GrpcRouteOptions,
+    private readonly options: DirectRouteOptions,
     private readonly req: HttpRequest,
     res: unknown,
   ) {
@@ -76,19 +62,8 @@ export class GrpcCall {
    */
   async open(method: DescMethod, input: DescMessage): Promise<{ ctx: HandlerContext; message: unknown }> {
     const { req, options } = this;
-    const values = rpcContextValues(req);
     const timeout = parseTimeout(headerValue(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
-    const ctx = createHandlerContext({
-      service: A2AService,
-      method: method as never,
-      protocolName: "grpc",
-      requestMethod: "POST",
-      url: req.url ?? "",
-      timeoutMs: timeout.timeoutMs,
-      requestSignal: this.gone.signal,
-      requestHeader: requestHeaders(req),
-      contextValues: values,
-    });
+    const { ctx, values } = directContext(req, method, "grpc", timeout.timeoutMs, this.gone.signal);
     this.ctx = ctx;
     const unary = method.methodKind === "unary";
     const read = async (): Promise<unknown> => {
@@ -96,11 +71,9 @@ export class GrpcCall {
       return parse(input, await readOneMessage(req, options.readMaxBytes, ctx.signal, unary ? "unary" : "server-streaming"));
     };
     const message = unary ? await read() : undefined;
-    values.set(callScopeKey, rpcCallScope(options.guard, headerValue(req, "authorization")));
-    const params = rpcServiceParams(headerValue(req, VERSION_HEADER), headerValue(req, EXTENSIONS_HEADER), options.logger);
-    values.set(serviceParamsKey, params);
+    const extensions = judgeCall(options, req, values);
     // §10.2: the activated extensions are echoed as response metadata.
-    if (params.extensions.length > 0) this.headers[EXTENSIONS_HEADER] = params.extensions.join(", ");
+    if (extensions) this.headers[EXTENSIONS_HEADER] = extensions;
     return { ctx, message: unary ? message : await read() };
   }
 
