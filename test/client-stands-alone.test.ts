@@ -35,11 +35,11 @@ async function graphOf(entry: string): Promise<{ files: string[]; packages: stri
 const outside = (files: string[], allowed: string[]) => files.filter((f) => !allowed.some((a) => f.startsWith(a)));
 
 /**
- * Packages only the server needs: the store, logs, metrics, the trace SDK
+ * Packages only the server needs: the stores (SQLite, PostgreSQL), logs, metrics, the trace SDK
  * and config files. (@opentelemetry/api is not one: the client propagates
  * trace context through it, a no-op until an application installs an SDK.)
  */
-const SERVER_PACKAGES = ["better-sqlite3", "pino", "prom-client", "@opentelemetry/sdk-trace-node", "yaml"];
+const SERVER_PACKAGES = ["better-sqlite3", "pg", "pino", "prom-client", "@opentelemetry/sdk-trace-node", "yaml"];
 
 describe("the client stands alone", () => {
   it("importing src/client loads only src/client, src/protocol, src/card-signature and gen/, and no server package", async () => {
