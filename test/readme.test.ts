@@ -42,6 +42,15 @@ function portFree(port: number): Promise<boolean> {
 const PRELUDE = readFileSync(join(REPO_ROOT, "test/helpers/readme-runner.sh"), "utf8");
 
 describe("the README", () => {
+  it("writes a different messageId in every example (a reused one would name an earlier message)", () => {
+    const text = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    // JSON ("messageId":"x"), TypeScript (messageId: "x") and Python (message_id="x") spellings.
+    const ids = [...text.matchAll(/(?:"messageId"|\bmessageId|\bmessage_id)\s*[:=]\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThanOrEqual(9);
+    const reused = ids.filter((id, i) => ids.indexOf(id) !== i);
+    expect(reused, `messageIds used twice: ${reused.join(", ")}`).toEqual([]);
+  });
+
   it("every ```sh and ```ts block runs verbatim, in order, against the servers it starts", { timeout: 300_000 }, async () => {
     const busy = [];
     for (const p of PORTS) if (!(await portFree(p))) busy.push(p);
