@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect as h2connect } from "node:http2";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
@@ -81,8 +81,14 @@ describe("a hub with several agents never guesses the agent from a missing tenan
   const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
   const message = () => ({ messageId: crypto.randomUUID(), role: 1, parts: [{ content: { case: "text" as const, value: "hi" } }] });
 
-  it.each(["grpc", "connect"] as const)("%s: no tenant is InvalidParams that lists the agents the caller may call", async (kind) => {
-    const transport = kind === "grpc" ? createGrpcTransport({ baseUrl: t.url }) : createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" });
+  const transports = {
+    grpc: () => createGrpcTransport({ baseUrl: t.url }),
+    connect: () => createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" }),
+    "grpc-web": () => createGrpcWebTransport({ baseUrl: t.url, httpVersion: "1.1" }),
+  };
+
+  it.each(["grpc", "connect", "grpc-web"] as const)("%s: no tenant is InvalidParams that lists the agents the caller may call", async (kind) => {
+    const transport = transports[kind]();
     const client = createClient(A2AService, transport);
     for (const tenant of ["", "undefined", "null"]) {
       const e = ConnectError.from(await client.sendMessage({ tenant, message: message() }, auth(tokens.globex)).catch((x) => x));
@@ -109,5 +115,18 @@ describe("a hub with several agents never guesses the agent from a missing tenan
     expect(body.id).toBe(7);
     expect(body.error.code).toBe(-32602);
     expect(body.error.message).toContain("/v1/a2a/agents/{id}");
+  });
+
+  it.each(["undefined", "null"])("REST under a /%s/ tenant prefix: 400 with the same advice", async (tenant) => {
+    const res = await fetch(new URL(`${tenant}/message:send`, t.url), {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${tokens.globex}` },
+      body: JSON.stringify({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hi" }] } }),
+    });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.message).toContain(`is "${tenant}", which looks like an unset value`);
+    expect(body.error.message).toContain("Agents you may call: helper");
+    expect(body.error.message).not.toContain("internal");
   });
 });

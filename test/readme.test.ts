@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,7 +41,37 @@ function portFree(port: number): Promise<boolean> {
 /** The shell functions the blocks run with (npm wrapped, servers in the background). */
 const PRELUDE = readFileSync(join(REPO_ROOT, "test/helpers/readme-runner.sh"), "utf8");
 
+/** systemd's own checker of unit files, where this machine has it. */
+const SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze";
+
 describe("the README", () => {
+  it.skipIf(!existsSync(SYSTEMD_ANALYZE))(
+    `its systemd unit passes systemd-analyze verify: known keys, valid values, an executable ExecStart${existsSync(SYSTEMD_ANALYZE) ? "" : " — skipped: systemd-analyze not installed"}`,
+    () => {
+      const units = readmeBlocks().filter((b) => b.lang === "ini");
+      expect(units).toHaveLength(1);
+      const dir = mkdtempSync(join(tmpdir(), "a2a-hub-unit-"));
+      try {
+        const file = join(dir, "a2a-hub.service");
+        writeFileSync(file, units[0]!.body);
+        const r = spawnSync(SYSTEMD_ANALYZE, ["verify", file], { encoding: "utf8", timeout: 60_000 });
+        // It exits 0 on values it ignores (a bad time span), so its warnings count too.
+        expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it("writes a different messageId in every example (a reused one would name an earlier message)", () => {
+    const text = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    // JSON ("messageId":"x"), TypeScript (messageId: "x") and Python (message_id="x") spellings.
+    const ids = [...text.matchAll(/(?:"messageId"|\bmessageId|\bmessage_id)\s*[:=]\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+    expect(ids.length).toBeGreaterThanOrEqual(9);
+    const reused = ids.filter((id, i) => ids.indexOf(id) !== i);
+    expect(reused, `messageIds used twice: ${reused.join(", ")}`).toEqual([]);
+  });
+
   it("every ```sh and ```ts block runs verbatim, in order, against the servers it starts", { timeout: 300_000 }, async () => {
     const busy = [];
     for (const p of PORTS) if (!(await portFree(p))) busy.push(p);
