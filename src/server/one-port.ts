@@ -15,8 +15,16 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 /** Default time a client has to send a request's body once its headers are in. */
 export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
-/** An HTTP/1.1 connection idle between requests is closed after this. */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * An HTTP/1.1 connection idle between requests is closed after this. Why so
+ * long: a client (or a balancer: nginx and cloud load balancers keep idle
+ * upstream connections 60 s) may send its next request on the connection
+ * just as the server closes it, and that request is lost to a reset. The
+ * side that closes an idle connection must be the client, so the server
+ * waits longer than they do; undici reads the `Keep-Alive: timeout` hint
+ * and lets go a second before it. Shutdown closes idle connections at once.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** An HTTP/2 session that has served requests and has none open is closed (GOAWAY) after this. */
 const H2_IDLE_TIMEOUT_MS = 5 * 60_000;
 /** How much of an unwanted body is discarded, after a keep-alive answer, before the connection is closed instead. */
