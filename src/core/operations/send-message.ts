@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newContextId, newTaskId } from "../ids.js";
 import type { HandlerContext } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import {
@@ -108,7 +108,7 @@ function continuable(deps: CoreDeps, scope: StoreScope, message: Message): { id:
 /** Starts the agent on a new task; the claim is released once the outcome is stored. */
 async function start(deps: CoreDeps, p: PreparedSend, taskId: string) {
   try {
-    return await deps.engine.startTask(p.scope, p.agent, taskId, p.message, p.message.contextId || randomUUID(), p.options);
+    return await deps.engine.startTask(p.scope, p.agent, taskId, p.message, p.message.contextId || newContextId(), p.options);
   } finally {
     p.claim.release();
   }
@@ -148,7 +148,7 @@ export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: Send
       taskId = p.existing.id;
       join(deps, p, p.existing);
     } else {
-      taskId = randomUUID();
+      taskId = newTaskId();
       const first = await start(deps, p, taskId);
       if (first.kind === "message") return create(SendMessageResponseSchema, { payload: { case: "message", value: first.message } });
     }
@@ -204,7 +204,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     yield* follow(queue, { head: [head], work: deps.engine.work, log: logPager(deps.store, p.scope, p.existing.id) }, ctx.signal);
     return;
   }
-  const taskId = randomUUID();
+  const taskId = newTaskId();
   const queue = listen(deps.engine, p.scope, taskId, deps.limits, ctx);
   let first;
   try {

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { textRequest } from "./helpers/messages.js";
+import { startTestHub } from "./helpers/test-hub.js";
+
+/** RFC 9562 §5.7: version 7 in the 13th hex digit, variant 10xx in the 17th. */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("task and context ids", () => {
+  it("are UUIDv7: unique, and in creation order as strings, across bindings", async () => {
+    const t = await startTestHub();
+    try {
+      const ids: string[] = [];
+      const contexts: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const binding = (["grpc", "connect", "jsonrpc", "rest"] as const)[i % 4];
+        const answer = await t.client(binding).sendMessage(textRequest(`id ${i}`));
+        expect(answer.payload.case).toBe("task");
+        if (answer.payload.case !== "task") return;
+        expect(answer.payload.value.status?.state).toBe(TaskState.COMPLETED);
+        ids.push(answer.payload.value.id);
+        contexts.push(answer.payload.value.contextId);
+        // Ids made within one millisecond still order by their random tail only; a pause keeps the check about time.
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      for (const id of [...ids, ...contexts]) expect(id).toMatch(UUID_V7);
+      expect(new Set([...ids, ...contexts]).size).toBe(24);
+      expect([...ids].sort()).toEqual(ids);
+      expect([...contexts].sort()).toEqual(contexts);
+    } finally {
+      await t.stop();
+    }
+  });
+});
