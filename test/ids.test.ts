@@ -13,7 +13,7 @@ describe("task and context ids", () => {
       const ids: string[] = [];
       const contexts: string[] = [];
       for (let i = 0; i < 12; i++) {
-        const binding = (["grpc", "connect", "jsonrpc", "rest"] as const)[i % 4];
+        const binding = (["grpc", "grpc-web", "connect-h1", "connect-h2"] as const)[i % 4];
         const answer = await t.client(binding).sendMessage(textRequest(`id ${i}`));
         expect(answer.payload.case).toBe("task");
         if (answer.payload.case !== "task") return;
