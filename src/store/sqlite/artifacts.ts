@@ -8,8 +8,8 @@ import { artifactHead, decode } from "./row-codecs.js";
 export interface ArtifactWrite {
   readonly pk: number;
   readonly change: ArtifactChange;
-  /** Takes the next position among the task's artifacts; called only for a new artifact. */
-  readonly nextOrd: () => number;
+  /** Its position among the task's artifacts, if it is new: one past the last. */
+  readonly ord: number;
 }
 
 /**
@@ -30,7 +30,8 @@ export class TaskArtifacts {
 
   constructor(db: Database.Database) {
     this.headStmt = db.prepare(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`);
-    this.insertStmt = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)
+                                  ON CONFLICT (task_pk, artifact_id) DO NOTHING`);
     this.replaceStmt = db.prepare(`UPDATE artifacts SET head = ?, part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`);
     this.growStmt = db.prepare(`UPDATE artifacts SET part_count = part_count + ?, sealed = MAX(sealed, ?) WHERE task_pk = ? AND artifact_id = ?`);
     this.deletePartsStmt = db.prepare(`DELETE FROM artifact_parts WHERE task_pk = ? AND artifact_id = ?`);
@@ -45,25 +46,35 @@ export class TaskArtifacts {
     return a ? a.sealed === 1 : undefined;
   }
 
-  /** Applies a change: a new artifact, a replacement (§4.2.2: append false) or appended parts. */
-  apply(write: ArtifactWrite): void {
+  /** Applies a change: a new artifact, a replacement (§4.2.2: append false) or appended parts. True when the artifact is new. */
+  apply(write: ArtifactWrite): boolean {
     const { pk, change } = write;
     const { artifact, append, lastChunk } = change;
     const id = artifact.artifactId;
-    const existing = this.headStmt.get(pk, id);
     const sealed = lastChunk ? 1 : 0;
     let first = 0;
-    if (!existing) {
-      this.insertStmt.run(pk, id, write.nextOrd(), artifactHead(artifact), artifact.parts.length, sealed);
-    } else if (!append) {
-      // §4.2.2: append false replaces the artifact.
-      this.deletePartsStmt.run(pk, id);
-      this.replaceStmt.run(artifactHead(artifact), artifact.parts.length, sealed, pk, id);
+    let created: boolean;
+    if (!append) {
+      // A new artifact is the common case: one INSERT tells it from a replacement.
+      const head = artifactHead(artifact);
+      created = this.insertStmt.run(pk, id, write.ord, head, artifact.parts.length, sealed).changes > 0;
+      if (!created) {
+        // §4.2.2: append false replaces the artifact.
+        this.deletePartsStmt.run(pk, id);
+        this.replaceStmt.run(head, artifact.parts.length, sealed, pk, id);
+      }
     } else {
-      first = existing.part_count;
-      this.growStmt.run(artifact.parts.length, sealed, pk, id);
+      const existing = this.headStmt.get(pk, id);
+      created = !existing;
+      if (existing) {
+        first = existing.part_count;
+        this.growStmt.run(artifact.parts.length, sealed, pk, id);
+      } else {
+        this.insertStmt.run(pk, id, write.ord, artifactHead(artifact), artifact.parts.length, sealed);
+      }
     }
     artifact.parts.forEach((part, i) => this.insertPartStmt.run(pk, id, first + i, toBinary(PartSchema, part)));
+    return created;
   }
 
   /** A task's artifacts in the order they first appeared, with their parts. */
