@@ -143,6 +143,23 @@ describe("SQLite store: task rows", () => {
     expect(counts()).toEqual({ [TaskState.WORKING]: 1 });
   });
 
+  it("artifacts read back in the order they first appeared, each with its parts in order", () => {
+    createTask("arts");
+    addArtifact("arts", "zeta", "z1");
+    addArtifact("arts", "alpha", "a1");
+    addArtifact("arts", "zeta", "z2", true);
+    addArtifact("arts", "mid", "m1");
+    addArtifact("arts", "alpha", "a-new");
+    addArtifact("arts", "alpha", "a2", true);
+    const artifacts = store.getTask(scope, "arts")?.artifacts.map((a) => [a.artifactId, ...a.parts.map((p) => p.content.value)]);
+    expect(artifacts).toEqual([
+      ["zeta", "z1", "z2"],
+      ["alpha", "a-new", "a2"],
+      ["mid", "m1"],
+    ]);
+    expect(stored("arts")).toMatchObject({ artifact_count: 3, last_seq: 7 });
+  });
+
   it("a rolled-back batch is forgotten: its tasks are gone and the stored ones read as stored", () => {
     createTask("kept");
     store.beginBatch();

@@ -25,8 +25,7 @@ export class TaskArtifacts {
   private readonly growStmt: Database.Statement<[number, number, number, string]>;
   private readonly deletePartsStmt: Database.Statement<[number, string]>;
   private readonly insertPartStmt: Database.Statement<[number, string, number, Uint8Array]>;
-  private readonly headsStmt: Database.Statement<[number], { artifact_id: string; head: Buffer }>;
-  private readonly partsStmt: Database.Statement<[number], { artifact_id: string; part: Buffer }>;
+  private readonly readStmt: Database.Statement<[{ pk: number }], { artifact_id: string; idx: number; ord: number; bytes: Buffer }>;
 
   constructor(db: Database.Database) {
     this.headStmt = db.prepare(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`);
@@ -36,8 +35,12 @@ export class TaskArtifacts {
     this.growStmt = db.prepare(`UPDATE artifacts SET part_count = part_count + ?, sealed = MAX(sealed, ?) WHERE task_pk = ? AND artifact_id = ?`);
     this.deletePartsStmt = db.prepare(`DELETE FROM artifact_parts WHERE task_pk = ? AND artifact_id = ?`);
     this.insertPartStmt = db.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, ?, ?, ?)`);
-    this.headsStmt = db.prepare(`SELECT artifact_id, head FROM artifacts WHERE task_pk = ? ORDER BY ord`);
-    this.partsStmt = db.prepare(`SELECT artifact_id, part FROM artifact_parts WHERE task_pk = ? ORDER BY artifact_id, idx`);
+    // One statement for heads and parts: both primary keys deliver (artifact_id, idx)
+    // order, so SQLite merges them without sorting, each head (idx -1) before its parts.
+    this.readStmt = db.prepare(`SELECT artifact_id, -1 AS idx, ord, head AS bytes FROM artifacts WHERE task_pk = @pk
+                                UNION ALL
+                                SELECT artifact_id, idx, 0, part FROM artifact_parts WHERE task_pk = @pk
+                                ORDER BY artifact_id, idx`);
   }
 
   /** Whether the artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
@@ -79,15 +82,17 @@ export class TaskArtifacts {
 
   /** A task's artifacts in the order they first appeared, with their parts. */
   read(pk: number): Artifact[] {
-    const heads = this.headsStmt.all(pk);
-    if (heads.length === 0) return [];
-    const byId = new Map<string, Artifact>();
-    const out = heads.map((h) => {
-      const a = decode(ArtifactSchema, h.head);
-      byId.set(h.artifact_id, a);
-      return a;
-    });
-    for (const p of this.partsStmt.all(pk)) byId.get(p.artifact_id)?.parts.push(decode(PartSchema, p.part));
-    return out;
+    const artifacts: Array<{ ord: number; artifact: Artifact }> = [];
+    let current: { id: string; artifact: Artifact } | undefined;
+    for (const row of this.readStmt.all({ pk })) {
+      if (row.idx < 0) {
+        current = { id: row.artifact_id, artifact: decode(ArtifactSchema, row.bytes) };
+        artifacts.push({ ord: row.ord, artifact: current.artifact });
+      } else if (current?.id === row.artifact_id) {
+        current.artifact.parts.push(decode(PartSchema, row.bytes));
+      }
+    }
+    if (artifacts.length > 1) artifacts.sort((a, b) => a.ord - b.ord);
+    return artifacts.map((a) => a.artifact);
   }
 }
