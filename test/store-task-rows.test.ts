@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { create } from "@bufbuild/protobuf";
+import { create, equals } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -158,6 +158,61 @@ describe("SQLite store: task rows", () => {
       ["mid", "m1"],
     ]);
     expect(stored("arts")).toMatchObject({ artifact_count: 3, last_seq: 7 });
+  });
+
+  it("what is stored beside each event (status, history, artifact head and parts) reads back as the messages given, sliced or not", () => {
+    const meta = { source: "test", nested: { n: 1, list: [true, null, "x"] } };
+    const rich = (id: string, text: string): Message =>
+      create(MessageSchema, {
+        messageId: `${id}-${text}`,
+        role: Role.AGENT,
+        taskId: id,
+        contextId: "ctx",
+        parts: [
+          { content: { case: "text", value: text }, mediaType: "text/plain", metadata: meta },
+          { content: { case: "raw", value: new Uint8Array([0, 1, 2, 255]) }, filename: "b.bin" },
+          { content: { case: "url", value: "https://example.com/f" } },
+          { content: { case: "data", value: { kind: { case: "structValue", value: { fields: {} } } } } },
+        ],
+        metadata: meta,
+        extensions: ["https://example.com/ext"],
+        referenceTaskIds: ["other"],
+      });
+    const id = "rich";
+    const first = [rich(id, "one"), rich(id, "two")];
+    const status = create(TaskStatusSchema, { state: TaskState.SUBMITTED, timestamp: timestampFromMs(1_700_000_000_123) });
+    const created = create(StreamResponseSchema, { payload: { case: "task", value: create(TaskSchema, { id, contextId: "ctx", status, history: first, metadata: meta }) } });
+    store.createTask(scope, { id, contextId: "ctx", status, history: first, metadata: meta }, created);
+    // One status carried by its event (sliced), one whose event carries a copy (encoded on its own).
+    const asking = create(TaskStatusSchema, { state: TaskState.INPUT_REQUIRED, message: rich(id, "which?"), timestamp: timestampFromMs(1_700_000_000_456) });
+    const asked = create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status: asking, metadata: meta } } });
+    store.setStatus(scope, id, asking, asked);
+    const working = create(TaskStatusSchema, { state: TaskState.WORKING, message: rich(id, "on it") });
+    const copied = create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status: create(TaskStatusSchema, working) } } });
+    store.setStatus(scope, id, working, copied);
+    const artifact = create(ArtifactSchema, { artifactId: "out", name: "Out", description: "d", parts: rich(id, "p").parts, metadata: meta, extensions: ["e"] });
+    const artifactEvent = create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact, lastChunk: true, metadata: meta } } });
+    store.changeArtifact(scope, id, { artifact, append: false, lastChunk: true }, artifactEvent);
+    const more = create(ArtifactSchema, { artifactId: "out", parts: [{ content: { case: "text", value: "tail" } }] });
+    store.changeArtifact(scope, id, { artifact: more, append: true, lastChunk: false }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact: create(ArtifactSchema, more), append: true } } }));
+
+    const expected = create(TaskSchema, {
+      id,
+      contextId: "ctx",
+      status: working,
+      history: [...first, asking.message!, working.message!],
+      artifacts: [{ ...artifact, parts: [...artifact.parts, ...more.parts] }],
+      metadata: meta,
+    });
+    // Compared as protobuf values: bytes fields read back as Buffers.
+    const readsBack = () => equals(TaskSchema, store.getTask(scope, id)!, expected);
+    expect(readsBack()).toBe(true);
+    const events = store.eventsAfter(scope, id, 0).map((e) => e.event);
+    expect(events.slice(0, 4).map((e, i) => equals(StreamResponseSchema, e, [created, asked, copied, artifactEvent][i]!))).toEqual([true, true, true, true]);
+    expect(store.artifactSealed(scope, id, "out")).toBe(true);
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    expect(readsBack()).toBe(true);
   });
 
   it("a rolled-back batch is forgotten: its tasks are gone and the stored ones read as stored", () => {

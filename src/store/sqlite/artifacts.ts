@@ -1,13 +1,16 @@
 import type Database from "better-sqlite3";
-import { toBinary } from "@bufbuild/protobuf";
 import { ArtifactSchema, PartSchema, type Artifact } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { ArtifactChange } from "../task-store.js";
-import { artifactHead, decode } from "./row-codecs.js";
+import { decode } from "./row-codecs.js";
 
-/** An artifact change of one task, and where a new artifact goes among its others. */
+/** An artifact change of one task, encoded, and where a new artifact goes among its others. */
 export interface ArtifactWrite {
   readonly pk: number;
   readonly change: ArtifactChange;
+  /** The artifact without its parts, encoded. */
+  readonly head: Uint8Array;
+  /** Its parts, encoded, in order. */
+  readonly parts: readonly Uint8Array[];
   /** Its position among the task's artifacts, if it is new: one past the last. */
   readonly ord: number;
 }
@@ -51,7 +54,7 @@ export class TaskArtifacts {
 
   /** Applies a change: a new artifact, a replacement (§4.2.2: append false) or appended parts. True when the artifact is new. */
   apply(write: ArtifactWrite): boolean {
-    const { pk, change } = write;
+    const { pk, change, head, parts } = write;
     const { artifact, append, lastChunk } = change;
     const id = artifact.artifactId;
     const sealed = lastChunk ? 1 : 0;
@@ -59,24 +62,23 @@ export class TaskArtifacts {
     let created: boolean;
     if (!append) {
       // A new artifact is the common case: one INSERT tells it from a replacement.
-      const head = artifactHead(artifact);
-      created = this.insertStmt.run(pk, id, write.ord, head, artifact.parts.length, sealed).changes > 0;
+      created = this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed).changes > 0;
       if (!created) {
         // §4.2.2: append false replaces the artifact.
         this.deletePartsStmt.run(pk, id);
-        this.replaceStmt.run(head, artifact.parts.length, sealed, pk, id);
+        this.replaceStmt.run(head, parts.length, sealed, pk, id);
       }
     } else {
       const existing = this.headStmt.get(pk, id);
       created = !existing;
       if (existing) {
         first = existing.part_count;
-        this.growStmt.run(artifact.parts.length, sealed, pk, id);
+        this.growStmt.run(parts.length, sealed, pk, id);
       } else {
-        this.insertStmt.run(pk, id, write.ord, artifactHead(artifact), artifact.parts.length, sealed);
+        this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed);
       }
     }
-    artifact.parts.forEach((part, i) => this.insertPartStmt.run(pk, id, first + i, toBinary(PartSchema, part)));
+    parts.forEach((part, i) => this.insertPartStmt.run(pk, id, first + i, part));
     return created;
   }
 

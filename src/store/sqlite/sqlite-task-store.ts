@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
+  MessageSchema,
   TaskSchema,
   TaskStatusSchema,
   type Message,
@@ -28,6 +29,7 @@ import type {
 import { TaskArtifacts } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
+import { artifactRows, creationRows, statusRows } from "./event-rows.js";
 import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
 import { PushDeliveryLog } from "./push-delivery-log.js";
@@ -124,9 +126,9 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   /** Logs the task's next event; returns its seq (the record takes it once the whole write succeeded). */
-  private logEvent(r: TaskRecord, event: StreamResponse): number {
+  private logEvent(r: TaskRecord, event: StreamResponse, bytes: Uint8Array): number {
     const seq = r.lastSeq + 1;
-    this.events.append(r.pk, seq, event);
+    this.events.append(r.pk, seq, bytes);
     // §3.5.3: one delivery per config, in the same transaction as the event.
     if (r.mayPush) this.outbox.enqueue(r.pk, seq, event);
     return seq;
@@ -181,10 +183,11 @@ export class SqliteTaskStore implements TaskStore {
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
     return this.write(() => {
       const pk = this.records.newPk();
-      task.history.forEach((message, idx) => this.history.add({ pk, idx, message }));
+      const rows = creationRows(event, task.status, task.history);
+      rows.history.forEach((message, idx) => this.history.add({ pk, idx, message }));
       // The creation event is the first of the log (seq 1). No push config
       // can hang off a task created just now: it owes no webhook.
-      this.events.append(pk, 1, event);
+      this.events.append(pk, 1, rows.event);
       this.records.created({
         pk,
         tenant: scope.tenant,
@@ -194,7 +197,7 @@ export class SqliteTaskStore implements TaskStore {
         metadata: encodeMetadata(task.metadata),
         createdMs: Date.now(),
         state: task.status.state,
-        status: toBinary(TaskStatusSchema, task.status),
+        status: rows.status,
         statusMs: statusMs(task.status),
         touch: ++this.touchCounter,
         lastSeq: 1,
@@ -238,8 +241,8 @@ export class SqliteTaskStore implements TaskStore {
     return r && { task: this.load(r, view), seq: r.lastSeq };
   }
 
-  /** Stores a message at the end of the history; returns the new history count (the record takes it). */
-  private addHistory(r: TaskRecord, message: Message): number {
+  /** Stores an encoded message at the end of the history; returns the new history count (the record takes it). */
+  private addHistory(r: TaskRecord, message: Uint8Array): number {
     this.history.add({ pk: r.pk, idx: r.historyCount, message });
     return r.historyCount + 1;
   }
@@ -247,17 +250,17 @@ export class SqliteTaskStore implements TaskStore {
   appendHistory(scope: StoreScope, taskId: string, message: Message): void {
     this.write(() => {
       const r = this.records.get(scope, taskId);
-      this.records.apply(r, { historyCount: this.addHistory(r, message) });
+      this.records.apply(r, { historyCount: this.addHistory(r, toBinary(MessageSchema, message)) });
     });
   }
 
   setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
     return this.write(() => {
       const r = this.records.get(scope, taskId);
-      const historyCount = status.message ? this.addHistory(r, status.message) : r.historyCount;
-      const bytes = toBinary(TaskStatusSchema, status);
-      const lastSeq = this.logEvent(r, event);
-      const values = { state: status.state, bytes, statusMs: statusMs(status), touch: ++this.touchCounter };
+      const rows = statusRows(event, status);
+      const historyCount = rows.message ? this.addHistory(r, rows.message) : r.historyCount;
+      const lastSeq = this.logEvent(r, event, rows.event);
+      const values = { state: status.state, bytes: rows.status, statusMs: statusMs(status), touch: ++this.touchCounter };
       this.records.apply(r, { status: values, lastSeq, historyCount });
       return lastSeq;
     });
@@ -271,8 +274,9 @@ export class SqliteTaskStore implements TaskStore {
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
     return this.write(() => {
       const r = this.records.get(scope, taskId);
-      const created = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1 });
-      const lastSeq = this.logEvent(r, event);
+      const rows = artifactRows(event, change.artifact);
+      const created = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts });
+      const lastSeq = this.logEvent(r, event, rows.event);
       this.records.apply(r, { lastSeq, artifactCount: created ? r.artifactCount + 1 : r.artifactCount });
       return lastSeq;
     });
