@@ -39,35 +39,12 @@ import { decode, decodeMetadata, encodeMetadata, statusMs } from "./row-codecs.j
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
 import { TaskRecords, type TaskRecord } from "./task-records.js";
-import { TaskRows, type TaskRow } from "./task-rows.js";
+import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions extends ConnectionOptions {
   /** Messages kept in a task's history; older ones are dropped as new ones arrive. Default: all. */
   readonly maxHistoryMessages?: number;
-}
-
-/** What a Task is loaded from: a task row, held (a record) or just read (ListTasks). */
-interface TaskSource {
-  readonly pk: number;
-  readonly id: string;
-  readonly contextId: string;
-  readonly status: Uint8Array;
-  readonly metadata: string | null;
-  readonly historyCount: number;
-  readonly artifactCount: number;
-}
-
-function sourceOf(r: TaskRow): TaskSource {
-  return {
-    pk: r.pk,
-    id: r.id,
-    contextId: r.context_id,
-    status: r.status,
-    metadata: r.metadata,
-    historyCount: r.history_count,
-    artifactCount: r.artifact_count,
-  };
 }
 
 /**

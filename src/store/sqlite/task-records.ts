@@ -1,6 +1,6 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
-import type { FullTaskRow, TaskRows, TaskRowValues } from "./task-rows.js";
+import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
 export const enum Pending {
@@ -12,16 +12,8 @@ export const enum Pending {
   Row = 3,
 }
 
-/** A task row as the store holds it: the values as they stand in the open transaction. */
-export interface TaskRecord extends TaskRowValues {
-  readonly pk: number;
-  readonly tenant: string;
-  readonly agent: string;
-  readonly id: string;
-  readonly contextId: string;
-  readonly metadata: string | null;
-  /** When the task was created (epoch ms): only a row still to insert needs it. */
-  readonly createdMs: number;
+/** A task row as the store holds it: the values as they stand in the open transaction (createdMs is used only by a row still to insert). */
+export interface TaskRecord extends NewTaskRow {
   state: TaskState;
   status: Uint8Array;
   statusMs: number;
@@ -196,20 +188,14 @@ export class TaskRecords {
 
 function fromRow(row: FullTaskRow): TaskRecord {
   return {
-    pk: row.pk,
+    ...sourceOf(row),
     tenant: row.tenant,
     agent: row.agent,
-    id: row.id,
-    contextId: row.context_id,
-    metadata: row.metadata,
     createdMs: 0,
     state: row.state as TaskState,
-    status: row.status,
     statusMs: row.status_ms,
     touch: row.touch,
     lastSeq: row.last_seq,
-    historyCount: row.history_count,
-    artifactCount: row.artifact_count,
     mayPush: row.has_push === 1,
     pending: Pending.None,
   };

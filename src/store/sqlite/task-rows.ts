@@ -20,6 +20,30 @@ export interface TaskRow {
   readonly artifact_count: number;
 }
 
+/** What a Task is loaded from: a task row, held (a record) or just read (ListTasks). */
+export interface TaskSource {
+  readonly pk: number;
+  readonly id: string;
+  readonly contextId: string;
+  readonly status: Uint8Array;
+  readonly metadata: string | null;
+  readonly historyCount: number;
+  readonly artifactCount: number;
+}
+
+/** The columns a Task is loaded from, under the names the store's records use. */
+export function sourceOf(r: TaskRow): TaskSource {
+  return {
+    pk: r.pk,
+    id: r.id,
+    contextId: r.context_id,
+    status: r.status,
+    metadata: r.metadata,
+    historyCount: r.history_count,
+    artifactCount: r.artifact_count,
+  };
+}
+
 /** A row read to be written to: with the scope it lives in and whether the task has push configs. */
 export interface FullTaskRow extends TaskRow {
   readonly tenant: string;
