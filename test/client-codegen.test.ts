@@ -67,10 +67,22 @@ afterAll(async () => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-/** Runs scripts/generate-client.sh, the script behind npm run generate:<lang>. */
-async function generate(lang: "python" | "go"): Promise<string> {
-  await run("bash", [join(REPO_ROOT, "scripts/generate-client.sh"), lang, out], { cwd: REPO_ROOT, timeout: 120_000 });
-  return join(out, lang);
+/** Runs scripts/generate-client.sh, the script behind npm run generate:<lang>, once per language. */
+const generated = new Map<string, Promise<string>>();
+function generate(lang: "python" | "go"): Promise<string> {
+  let dir = generated.get(lang);
+  if (!dir) {
+    dir = run("bash", [join(REPO_ROOT, "scripts/generate-client.sh"), lang, out], { cwd: REPO_ROOT, timeout: 120_000 }).then(() => join(out, lang));
+    generated.set(lang, dir);
+  }
+  return dir;
+}
+
+/** The README's one ```python block. */
+function readmePython(): string {
+  const blocks = [...readFileSync(join(REPO_ROOT, "README.md"), "utf8").matchAll(/^```python\n([\s\S]*?)^```$/gm)];
+  expect(blocks).toHaveLength(1);
+  return blocks[0]![1]!;
 }
 
 function hostPort(): string {
@@ -90,10 +102,14 @@ function expectReport(report: ClientReport, sentText: string, streamedText: stri
   expect(report.error?.errorInfo).toEqual([{ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }]);
 }
 
+// Issue 20: the Go client may be absent (skipped, saying so in one line); the Python one is required.
+if (goMissing) console.warn(`client-codegen.test.ts: the Go client test is skipped: ${goMissing} not installed (.ci/run installs it)`);
+
 describe("clients in other languages, generated from proto/ with buf", () => {
-  it.skipIf(pythonMissing)(
-    `the Python client (protoc python + grpc_python_plugin) sends, streams, gets a task and reads an ErrorInfo reason over gRPC${pythonMissing ? ` — skipped: ${pythonMissing} not installed (.ci/run installs it)` : ""}`,
+  it(
+    "the Python client (protoc python + grpc_python_plugin) sends, streams, gets a task and reads an ErrorInfo reason over gRPC",
     async () => {
+      expect(pythonMissing, `${pythonMissing} is not installed: apt-get install protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf (.ci/run does)`).toBeUndefined();
       const dir = await generate("python");
       expect(existsSync(join(dir, "a2a/v1/a2a_pb2_grpc.py"))).toBe(true);
       const { stdout } = await run(python!, [join(REPO_ROOT, "test/fixtures/python-client.py"), dir, hostPort()], { timeout: 60_000 });
@@ -106,8 +122,20 @@ describe("clients in other languages, generated from proto/ with buf", () => {
     180_000,
   );
 
+  it("the README's Python example runs as written against a live hub (its address aside) and prints COMPLETED", async () => {
+    expect(pythonMissing, `${pythonMissing} is not installed`).toBeUndefined();
+    const dir = await generate("python");
+    const example = readmePython();
+    expect(example).toContain('"127.0.0.1:41241"');
+    const script = join(out, "readme-example.py");
+    writeFileSync(script, example.replace('"127.0.0.1:41241"', JSON.stringify(hostPort())));
+    // "with clients/python on sys.path", as its comment says.
+    const { stdout } = await run(python!, [script], { env: { ...process.env, PYTHONPATH: dir }, timeout: 60_000 });
+    expect(stdout.trim()).toBe("3"); // TaskState.TASK_STATE_COMPLETED
+  }, 180_000);
+
   it.skipIf(goMissing)(
-    `the Go client (protoc-gen-go + protoc-gen-go-grpc) sends, streams, gets a task and reads an ErrorInfo reason over gRPC${goMissing ? ` — skipped: ${goMissing} not installed (.ci/run installs it)` : ""}`,
+    "the Go client (protoc-gen-go + protoc-gen-go-grpc) sends, streams, gets a task and reads an ErrorInfo reason over gRPC",
     async () => {
       const dir = await generate("go");
       // GOPATH mode with Debian's Go sources: the module proxy is unreachable here.

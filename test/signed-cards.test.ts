@@ -12,7 +12,9 @@ import { AgentCard as SdkAgentCard, generateAgentCardSignature, verifyAgentCardS
 import { AgentCardSchema, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { A2AClient, CardSignatureError, cardVerifier } from "../src/client/index.js";
-import { buildConfig, ConfigError, hubOptionsFromConfig, readConfigFile } from "../src/server/index.js";
+import { buildConfig, ConfigError, DEFAULT_JWKS_PATH, hubOptionsFromConfig, readConfigFile } from "../src/server/index.js";
+import { post, rpc } from "./helpers/jsonrpc-requests.js";
+import { rest } from "./helpers/rest.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 
@@ -29,12 +31,19 @@ async function served(path: string): Promise<{ json: JsonObject; card: AgentCard
   return { json, card: fromJson(AgentCardSchema, json, { ignoreUnknownFields: true }) };
 }
 
-/** @a2a-js/sdk's verifier with the hub's JWKS as its key store (kid lookup). */
-const sdkVerify = verifyAgentCardSignature(async (kid) => {
-  const jwk = jwks.keys.find((k) => k.kid === kid);
-  if (!jwk) throw new Error(`no key ${kid}`);
-  return jwk;
-});
+/** @a2a-js/sdk's verifier with a key store (kid lookup): the hub's JWKS unless given fewer keys. */
+const sdkVerifier = (keys?: () => readonly JWK[]) =>
+  verifyAgentCardSignature(async (kid) => {
+    const jwk = (keys?.() ?? jwks.keys).find((k) => k.kid === kid);
+    if (!jwk) throw new Error(`no key ${kid}`);
+    return jwk;
+  });
+const sdkVerify = sdkVerifier();
+
+/** The SDK accepts the first signature that verifies: with one key in its store, that key's signature alone must verify. */
+async function expectSdkVerifiesWithEachKey(json: JsonObject): Promise<void> {
+  for (const k of jwks.keys) await expect(sdkVerifier(() => [k])(SdkAgentCard.fromJSON(json)), String(k.kid)).resolves.toBeUndefined();
+}
 
 function writeConfig(name: string, cards: string): string {
   const file = join(dir, name);
@@ -95,17 +104,44 @@ describe("cards.signing: the hub signs every card it serves (§8.4)", () => {
     expect((await fetch(new URL("/.well-known/agent-card.json", base), { headers: { "if-none-match": etag } })).status).toBe(304);
   });
 
-  it("a card signed by the hub verifies with @a2a-js/sdk's verifyAgentCardSignature: well-known, per-agent and extended", async () => {
+  it("a card signed by the hub verifies with @a2a-js/sdk's verifyAgentCardSignature: well-known, per-agent and extended, with the ES256 key and with the EdDSA key", async () => {
     for (const path of ["/.well-known/agent-card.json", "/v1/a2a/agents/echo/agent-card.json"]) {
       const { json } = await served(path);
       await expect(sdkVerify(SdkAgentCard.fromJSON(json))).resolves.toBeUndefined();
+      await expectSdkVerifiesWithEachKey(json);
     }
     const extended = await t.client("grpc").getExtendedAgentCard({});
     expect(extended.name).toBe("echo, extended");
     // Its supportedInterfaces is empty (a REQUIRED field): each key signs §8.4.1's form and the SDK's.
     expect(extended.signatures).toHaveLength(4);
-    await expect(sdkVerify(SdkAgentCard.fromJSON(toJson(AgentCardSchema, extended)))).resolves.toBeUndefined();
-    expect((await cardVerifier({ keys: jwks })(extended)).kid).toBe("key-2026-11");
+    await expectSdkVerifiesWithEachKey(toJson(AgentCardSchema, extended) as JsonObject);
+    for (const k of jwks.keys) expect((await cardVerifier({ keys: { keys: [k] } })(extended)).kid).toBe(k.kid);
+  });
+
+  it("the extended card is signed alike over JSON-RPC and HTTP+JSON (§3.1.11 on every binding)", async () => {
+    const grpc = toJson(AgentCardSchema, await t.client("grpc").getExtendedAgentCard({})) as JsonObject;
+    const viaJsonRpc = (await post(base, rpc("GetExtendedAgentCard", {}))).json.result as JsonObject;
+    const viaRest = (await rest(base, "GET", "/extendedAgentCard")).json as JsonObject;
+    for (const [binding, json] of [
+      ["JSON-RPC", viaJsonRpc],
+      ["HTTP+JSON", viaRest],
+    ] as const) {
+      expect(json?.name, binding).toBe("echo, extended");
+      expect(json.signatures, binding).toEqual(grpc.signatures);
+      await expectSdkVerifiesWithEachKey(json);
+      expect((await cardVerifier({ keys: jwks })(fromJson(AgentCardSchema, json, { ignoreUnknownFields: true }))).kid, binding).toBe("key-2026-11");
+    }
+  });
+
+  it("each card of the agent catalog (GET /v1/a2a/agents) is signed: the very card its cardUrl serves", async () => {
+    const res = await fetch(new URL("/v1/a2a/agents", base));
+    expect(res.status).toBe(200);
+    const { agents } = (await res.json()) as { agents: { id: string; cardUrl: string; card: JsonObject }[] };
+    expect(agents.map((a) => a.id)).toEqual(["echo"]);
+    const own = await served(new URL(agents[0]!.cardUrl).pathname);
+    expect(agents[0]!.card.signatures).toEqual(own.json.signatures);
+    await expectSdkVerifiesWithEachKey(agents[0]!.card);
+    expect((await cardVerifier({ keys: jwks })(fromJson(AgentCardSchema, agents[0]!.card, { ignoreUnknownFields: true }))).kid).toBe("key-2026-11");
   });
 
   it("a tampered card is refused by our verifier and by the SDK's", async () => {
@@ -124,6 +160,26 @@ describe("cards.signing: the hub signs every card it serves (§8.4)", () => {
     expect(() => hubOptionsFromConfig(buildConfig(readConfigFile(wrongAlg), {}))).toThrow(/cards\.signing\.key.*cannot sign ES256/);
     const unknownAlg = writeConfig("alg.yaml", `  signing: { key: x, kid: k, alg: HS256 }\n`);
     expect(() => buildConfig(readConfigFile(unknownAlg), {})).toThrow(/cards\.signing\.alg/);
+  });
+});
+
+describe("cards: { signing: { key, kid, alg } }: one key, as the issue writes it", () => {
+  it("signs with that key and serves its JWKS at the default /.well-known/jwks.json", async () => {
+    const file = writeConfig("one-key.yaml", `  signing: { key: ${join(dir, "ed25519.jwk")}, kid: only, alg: EdDSA }\n`);
+    const one = await startTestHub({ ...hubOptionsFromConfig(buildConfig(readConfigFile(file), {})), agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard() }] });
+    try {
+      const keys = (await (await fetch(new URL(DEFAULT_JWKS_PATH, one.url))).json()) as { keys: JWK[] };
+      expect(keys.keys.map((k) => [k.kid, k.alg, k.crv])).toEqual([["only", "EdDSA", "Ed25519"]]);
+      const json = (await (await fetch(new URL("/.well-known/agent-card.json", one.url))).json()) as JsonObject;
+      const card = fromJson(AgentCardSchema, json, { ignoreUnknownFields: true });
+      expect(card.signatures).toHaveLength(1);
+      expect(JSON.parse(Buffer.from(card.signatures[0]!.protected, "base64url").toString("utf8"))).toEqual({ alg: "EdDSA", typ: "JOSE", kid: "only", jku: new URL(DEFAULT_JWKS_PATH, one.url).toString() });
+      expect(await cardVerifier({ keys })(card)).toEqual({ kid: "only", alg: "EdDSA" });
+      // A key the hub does not hold verifies nothing.
+      await expect(cardVerifier({ keys: jwks })(card)).rejects.toBeInstanceOf(CardSignatureError);
+    } finally {
+      await one.stop();
+    }
   });
 });
 
@@ -157,7 +213,9 @@ describe("the client verifies cards when given trusted keys (§8.4.3)", () => {
     proxy = createServer((req, res) => {
       void (async () => {
         const { json } = await served("/.well-known/agent-card.json");
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...json, name: "echo (evil twin)" }));
+        // Under /unsigned/: the same card with its signatures stripped.
+        const doc = req.url?.startsWith("/unsigned/") ? { ...json, signatures: [] } : { ...json, name: "echo (evil twin)" };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc));
       })();
     });
     await new Promise<void>((done) => proxy.listen(0, "127.0.0.1", done));
@@ -178,6 +236,11 @@ describe("the client verifies cards when given trusted keys (§8.4.3)", () => {
     await expect(A2AClient.connect(proxyUrl, { verifyCard: { keys: jwks } })).rejects.toThrow(/"echo \(evil twin\)" failed signature verification/);
   });
 
+  it("A2AClient.connect refuses an unsigned card when it was given trusted keys", async () => {
+    await expect(A2AClient.connect(`${proxyUrl}unsigned/`, { verifyCard: { keys: jwks } })).rejects.toThrow(/agent card "[^"]*echo" is not signed/);
+    await expect(A2AClient.connect(`${proxyUrl}unsigned/`, { verifyCard: { keys: jwks } })).rejects.toBeInstanceOf(CardSignatureError);
+  });
+
   function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((done) => {
       const child = spawn(process.execPath, [join(REPO_ROOT, "bin/a2a-hub.mjs"), ...args], { cwd: tmpdir(), env: { ...process.env, A2A_TOKEN: "" } });
@@ -194,6 +257,21 @@ describe("the client verifies cards when given trusted keys (§8.4.3)", () => {
     expect(r.stderr).toContain("signature verified: kid key-2026-11, ES256");
     expect(r.code).toBe(0);
   }, 30_000);
+
+  it("a2a-hub card --verify without --jwks, or with a file that is not a JWKS, is a usage error (exit 2) saying so", async () => {
+    const notJwks = join(dir, "not-jwks.json");
+    writeFileSync(notJwks, JSON.stringify({ kty: "OKP" }));
+    const [alone, missing, wrong] = await Promise.all([
+      cli(["card", base, "--verify"]),
+      cli(["card", base, "--verify", "--jwks", join(dir, "no-such-file.json")]),
+      cli(["card", base, "--verify", "--jwks", notJwks]),
+    ]);
+    expect([alone.code, missing.code, wrong.code]).toEqual([2, 2, 2]);
+    expect(alone.stderr).toContain("--verify and --jwks go together");
+    expect(missing.stderr).toMatch(/--jwks: cannot read a JWKS from .*no-such-file\.json/);
+    expect(wrong.stderr).toMatch(/--jwks: .*not-jwks\.json is not a JWKS document/);
+    for (const r of [alone, missing, wrong]) expect(r.stdout).toBe("");
+  }, 60_000);
 
   it("a2a-hub card --verify --jwks FILE exits 1 with a clear error for a tampered card", async () => {
     const file = join(dir, "trusted.json");

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, rpcContextValues, serveGrpcStreams, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -236,8 +236,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     contextValues: rpcContextValues,
     fallback: fallback as never,
   });
-  // gRPC server streams (SubscribeToTask fan-out, SendStreamingMessage) skip connect-node's per-event pipeline.
-  const rpc = serveGrpcStreams({ service: core.service, guard, logger, readMaxBytes }, handler);
+  // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
+  const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
   const server = createOnePortServer(guardRpcRequests(rpc), {
     headersTimeoutMs: options.headersTimeoutMs,
     tls: options.tls,

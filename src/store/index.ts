@@ -17,3 +17,13 @@ export type {
   TaskView,
 } from "./task-store.js";
 export { SqliteTaskStore, type SqliteStoreOptions } from "./sqlite/index.js";
+export {
+  MIGRATIONS as POSTGRES_MIGRATIONS,
+  checkPostgresUrl,
+  createPool,
+  migrate as migratePostgres,
+  openPostgres,
+  type MigrationOutcome,
+  type PostgresDatabase,
+  type PostgresStoreOptions,
+} from "./postgres/index.js";

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { HttpRequest } from "../http/index.js";
+import { joined, readRequestBody } from "./request-body.js";
 
 /** A gRPC length-prefixed message: 1 flag byte, 4 bytes big-endian length, the message. */
 const PREFIX_BYTES = 5;
@@ -16,7 +17,7 @@ export function grpcFrame(message: Uint8Array): Buffer {
 }
 
 /**
- * Reads the one request message of a server-streaming call from an
+ * Reads the one request message of a unary or server-streaming call from an
  * uncompressed gRPC request body. The errors are those of the gRPC
  * protocol as connect-node raises them for the same body, so a client sees
  * the same status whichever path served it: a declared length past
@@ -24,53 +25,25 @@ export function grpcFrame(message: Uint8Array): Buffer {
  * second one UNIMPLEMENTED, a truncated one INVALID_ARGUMENT. Rejects with
  * the signal's reason when it aborts first (the call's deadline).
  */
-export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let declared = -1;
-    const fail = (error: ConnectError): void => {
-      cleanup();
-      reject(error);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      received += chunk.length;
+export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal, kind: "unary" | "server-streaming"): Promise<Uint8Array> {
+  let declared = -1;
+  return readRequestBody(req, signal, {
+    chunk(chunks, received) {
       if (declared < 0 && received >= PREFIX_BYTES) {
-        const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
-        if ((head[0]! & COMPRESSED) !== 0) return fail(new ConnectError("received compressed envelope, but do not know how to decompress", Code.Internal));
+        const head = joined(chunks, received);
+        if ((head[0]! & COMPRESSED) !== 0) return new ConnectError("received compressed envelope, but do not know how to decompress", Code.Internal);
         declared = head.readUInt32BE(1);
-        if (declared > readMaxBytes) return fail(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));
+        if (declared > readMaxBytes) return new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted);
       }
       if (declared >= 0 && received > PREFIX_BYTES + declared) {
-        fail(new ConnectError("protocol error: received extra input message for server-streaming method", Code.Unimplemented));
+        return new ConnectError(`protocol error: received extra input message for ${kind} method`, Code.Unimplemented);
       }
-    };
-    const onEnd = (): void => {
-      cleanup();
-      if (received === 0) return reject(new ConnectError("protocol error: missing input message for server-streaming method", Code.Unimplemented));
-      if (declared < 0 || received < PREFIX_BYTES + declared) return reject(new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument));
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      resolve(body.subarray(PREFIX_BYTES));
-    };
-    // A client that resets the stream mid-body has no one to answer; the caller sees the close.
-    const onGone = (): void => fail(new ConnectError("the client closed the request", Code.Canceled));
-    const onAbort = (): void => {
-      cleanup();
-      reject(signal.reason);
-    };
-    const cleanup = (): void => {
-      signal.removeEventListener("abort", onAbort);
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onGone);
-      req.off("aborted", onGone);
-    };
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onGone);
-    req.once("aborted", onGone);
-    signal.addEventListener("abort", onAbort, { once: true });
+      return undefined;
+    },
+    end(chunks, received) {
+      if (received === 0) return new ConnectError(`protocol error: missing input message for ${kind} method`, Code.Unimplemented);
+      if (declared < 0 || received < PREFIX_BYTES + declared) return new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
+      return joined(chunks, received).subarray(PREFIX_BYTES);
+    },
   });
 }

@@ -5,4 +5,5 @@ export { rpcContextValues } from "./context-values.js";
 export { accessInterceptor, rpcCallScope } from "./access-interceptor.js";
 export { rpcServiceParams, serviceParamsInterceptor } from "./service-params-interceptor.js";
 export { guardRpcRequests } from "./rpc-request-guard.js";
-export { serveGrpcStreams, type GrpcStreamOptions } from "./grpc-stream-route.js";
+export { serveDirect } from "./direct-path.js";
+export type { DirectRouteOptions } from "./direct-context.js";

@@ -1,0 +1,55 @@
+import type { DescMethod } from "@bufbuild/protobuf";
+import { createHandlerContext, type ContextValues } from "@connectrpc/connect";
+import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { AccessGuard } from "../../auth/index.js";
+import { callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
+import { EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type HttpRequest } from "../http/index.js";
+import { rpcCallScope } from "./access-interceptor.js";
+import { rpcContextValues } from "./context-values.js";
+import { rpcServiceParams } from "./service-params-interceptor.js";
+
+/** What the direct paths need: what connect-node is given for the same calls. */
+export interface DirectRouteOptions {
+  readonly service: A2AServiceApi;
+  readonly guard: AccessGuard;
+  readonly logger: Logger;
+  /** The largest request message read, as connect-node's readMaxBytes. */
+  readonly readMaxBytes: number;
+}
+
+/** A handler context as connect-node makes it for a call, with the values the interceptors fill in later. */
+export function directContext(
+  req: HttpRequest,
+  method: DescMethod,
+  protocolName: "grpc" | "connect",
+  timeoutMs: number | undefined,
+  requestSignal: AbortSignal,
+): { ctx: ReturnType<typeof createHandlerContext>; values: ContextValues } {
+  const values = rpcContextValues(req);
+  const ctx = createHandlerContext({
+    service: A2AService,
+    method: method as never,
+    protocolName,
+    requestMethod: "POST",
+    url: req.url ?? "",
+    timeoutMs,
+    requestSignal,
+    requestHeader: requestHeaders(req),
+    contextValues: values,
+  });
+  return { ctx, values };
+}
+
+/**
+ * What the interceptors do for connect-node (access-interceptor.ts,
+ * service-params-interceptor.ts): the tenant from the bearer (§7.4), then
+ * the version (§3.6.2) and the activated extensions into the call's
+ * values. Returns the extensions to echo (§10.2); throws the ConnectError
+ * that refuses the call.
+ */
+export function judgeCall(options: DirectRouteOptions, req: HttpRequest, values: ContextValues): string | undefined {
+  values.set(callScopeKey, rpcCallScope(options.guard, headerValue(req, "authorization")));
+  const params = rpcServiceParams(headerValue(req, VERSION_HEADER), headerValue(req, EXTENSIONS_HEADER), options.logger);
+  values.set(serviceParamsKey, params);
+  return params.extensions.length > 0 ? params.extensions.join(", ") : undefined;
+}

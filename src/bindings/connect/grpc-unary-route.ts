@@ -1,0 +1,49 @@
+import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import type { HandlerContext } from "@connectrpc/connect";
+import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { A2AServiceApi, Logger } from "../../core/index.js";
+import { toConnectError } from "./connect-errors.js";
+import type { GrpcCall } from "./grpc-call.js";
+import { grpcFrame } from "./grpc-envelope.js";
+
+/** One unary RPC answered on the direct path. */
+export interface UnaryRoute {
+  readonly kind: "unary";
+  readonly method: DescMethod;
+  readonly input: DescMessage;
+  readonly output: DescMessage;
+  invoke(service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<unknown>;
+}
+
+/** Every unary RPC of the service, by request path: each calls the service method of its name. */
+export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.methods
+  .filter((m) => m.methodKind === "unary")
+  .map((m) => {
+    const name = m.localName as keyof A2AServiceApi;
+    const invoke = (service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<unknown> =>
+      (service[name] as (req: unknown, ctx: HandlerContext) => Promise<unknown>)(message, ctx);
+    return [`/${A2AService.typeName}/${m.name}`, { kind: "unary", method: m, input: m.input, output: m.output, invoke }];
+  });
+
+/**
+ * Answers a unary gRPC call without connect-node. Why: connect-node runs a
+ * unary call through the same async-iterable pipeline as a stream (split,
+ * parse, invoke, serialize, join), converts its headers to web Headers and
+ * back, and aborts its context with a DOMException at the end; on the
+ * SendMessage hot path that was about a sixth of the hub's CPU. Here the
+ * call is one read, one service call, one write and its trailers.
+ */
+export async function answerUnary(service: A2AServiceApi, route: UnaryRoute, call: GrpcCall, logger: Logger): Promise<void> {
+  let failure;
+  try {
+    const { ctx, message } = await call.open(route.method, route.input);
+    const output = await route.invoke(service, message, ctx);
+    const frame = grpcFrame(toBinary(route.output, output as never));
+    if (call.goneSignal.aborted) return;
+    call.head();
+    call.res.write(frame);
+  } catch (e) {
+    failure = toConnectError(e, logger);
+  }
+  call.finish(failure);
+}

@@ -1,0 +1,59 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { HttpRequest } from "../http/index.js";
+
+/** How one protocol reads a request body: checked as it arrives, judged when it is complete. */
+export interface BodyRules {
+  /** Checked after each chunk, with every chunk so far and their total; an error ends the read. */
+  chunk(chunks: readonly Buffer[], received: number): ConnectError | undefined;
+  /** The message once the body is complete, or the error that refuses it. */
+  end(chunks: readonly Buffer[], received: number): Uint8Array | ConnectError;
+}
+
+/**
+ * Reads a request body by `rules` for the direct paths. Rejects with the
+ * signal's reason when it aborts first (the call's deadline), and with
+ * CANCELED when the client resets the request mid-body (nobody is left to
+ * answer; the caller sees the close).
+ */
+export function readRequestBody(req: HttpRequest, signal: AbortSignal, rules: BodyRules): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const fail = (error: unknown): void => {
+      cleanup();
+      reject(error);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      received += chunk.length;
+      const error = rules.chunk(chunks, received);
+      if (error) fail(error);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      const result = rules.end(chunks, received);
+      if (result instanceof ConnectError) reject(result);
+      else resolve(result);
+    };
+    const onGone = (): void => fail(new ConnectError("the client closed the request", Code.Canceled));
+    const onAbort = (): void => fail(signal.reason);
+    const cleanup = (): void => {
+      signal.removeEventListener("abort", onAbort);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onGone);
+      req.off("aborted", onGone);
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", onGone);
+    req.once("aborted", onGone);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The chunks of a body as one buffer. */
+export function joined(chunks: readonly Buffer[], received: number): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks as Buffer[], received);
+}
