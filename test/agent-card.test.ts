@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromJson } from "@bufbuild/protobuf";
 import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { rest, userMessage } from "./helpers/rest.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
@@ -121,6 +122,37 @@ describe("Last-Modified on every card response (§8.6, RFC 9110 §13.1.3)", () =
   it("is on an agent's own card too", async () => {
     const res = await fetch(new URL("v1/a2a/agents/echo/agent-card.json", t.url), { headers: { "A2A-Version": "1.0" } });
     expect(res.headers.get("last-modified")).toMatch(/GMT$/);
+  });
+});
+
+describe("the well-known document of a several-agent hub (it names no agent)", () => {
+  let several: TestHub;
+  beforeAll(async () => {
+    several = await startTestHub({
+      agents: [
+        { id: "alpha", executor: new EchoAgent(), card: echoCard() },
+        { id: "beta", executor: new EchoAgent(), card: echoCard() },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await several?.stop();
+  });
+
+  it("has Last-Modified and an ETag like every card response, and answers 304 to either validator", async () => {
+    const first = await fetch(cardUrl(several));
+    expect((await first.json()).agentCardUrlTemplate).toContain("/v1/a2a/agents/{agentId}/agent-card.json");
+    const lastModified = first.headers.get("last-modified");
+    const etag = first.headers.get("etag");
+    expect(lastModified).toMatch(/GMT$/);
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect((await fetch(cardUrl(several), { headers: { "if-modified-since": lastModified! } })).status).toBe(304);
+    expect((await fetch(cardUrl(several), { headers: { "if-none-match": etag! } })).status).toBe(304);
+    const older = await fetch(cardUrl(several), { headers: { "if-modified-since": new Date(Date.parse(lastModified!) - 60_000).toUTCString() } });
+    expect(older.status).toBe(200);
+    // An agent's own card on that hub has the same Last-Modified: both come from the configuration.
+    const own = await fetch(new URL("v1/a2a/agents/alpha/agent-card.json", several.url));
+    expect(own.headers.get("last-modified")).toBe(lastModified);
   });
 });
 

@@ -9,10 +9,13 @@ import { toConnectError } from "../src/bindings/connect/index.js";
 import { toJsonRpcError } from "../src/bindings/jsonrpc/index.js";
 import { grpcStatusName, problemBody, statusBody, toRestFailure } from "../src/bindings/rest/index.js";
 import { expectA2AError } from "./helpers/errors.js";
-import { textRequest } from "./helpers/messages.js";
-import { rest, sendText, userMessage } from "./helpers/rest.js";
+import { v03Message } from "./helpers/json-messages.js";
+import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
+import { collect, textRequest } from "./helpers/messages.js";
+import { dataEvents, type SseStream } from "./helpers/sse.js";
+import { openStream, rest, sendText, userMessage } from "./helpers/rest.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { startTestHub, type TestHub, type TransportName } from "./helpers/test-hub.js";
 
 /**
  * §5.4's table as the spec prints it (plus the validation and system rows
@@ -152,8 +155,8 @@ interface Provocation {
   readonly error: A2AErrorName;
   readonly why: string;
   readonly hub?: () => TestHub;
-  /** The service call over Connect/gRPC; undefined when that binding cannot be asked this way yet. */
-  readonly grpc?: (hub: TestHub) => Promise<unknown>;
+  /** The service call over gRPC, Connect or gRPC-Web; undefined when that binding cannot be asked this way yet. */
+  readonly grpc?: (hub: TestHub, transport: TransportName) => Promise<unknown>;
   readonly jsonRpc: { method: string; params: () => unknown; headers?: Record<string, string> };
   readonly rest: { method: string; path: () => string; body?: () => unknown; headers?: Record<string, string> };
 }
@@ -164,52 +167,52 @@ const PROVOCATIONS: Provocation[] = [
   {
     error: "TaskNotFound",
     why: "GetTask of an unknown id",
-    grpc: (h) => h.client("grpc").getTask({ tenant: "echo", id: "no-such-task" }),
+    grpc: (h, tr) => h.client(tr).getTask({ tenant: "echo", id: "no-such-task" }),
     jsonRpc: { method: "GetTask", params: () => ({ id: "no-such-task" }) },
     rest: { method: "GET", path: () => "/tasks/no-such-task" },
   },
   {
     error: "TaskNotCancelable",
     why: "CancelTask of a completed task",
-    grpc: (h) => h.client("grpc").cancelTask({ tenant: "echo", id: completedId }),
+    grpc: (h, tr) => h.client(tr).cancelTask({ tenant: "echo", id: completedId }),
     jsonRpc: { method: "CancelTask", params: () => ({ id: completedId }) },
     rest: { method: "POST", path: () => `/tasks/${completedId}:cancel` },
   },
   {
     error: "UnsupportedOperation",
     why: "a message to a completed task",
-    grpc: (h) => h.client("grpc").sendMessage({ ...textRequest("again", { taskId: completedId }), tenant: "echo" }),
+    grpc: (h, tr) => h.client(tr).sendMessage({ ...textRequest("again", { taskId: completedId }), tenant: "echo" }),
     jsonRpc: { method: "SendMessage", params: () => ({ message: userMessage("again", { taskId: completedId }) }) },
     rest: { method: "POST", path: () => "/message:send", body: () => ({ message: userMessage("again", { taskId: completedId }) }) },
   },
   {
     error: "UnsupportedOperation",
     why: "GetExtendedAgentCard when the card does not declare one",
-    grpc: (h) => h.client("grpc").getExtendedAgentCard({ tenant: "echo" }),
+    grpc: (h, tr) => h.client(tr).getExtendedAgentCard({ tenant: "echo" }),
     jsonRpc: { method: "GetExtendedAgentCard", params: () => ({}) },
     rest: { method: "GET", path: () => "/extendedAgentCard" },
   },
   {
     error: "PushNotificationNotSupported",
     why: "push configs of an agent whose card has pushNotifications false",
-    grpc: (h) => h.client("grpc").listTaskPushNotificationConfigs({ tenant: "pushless", taskId: pushlessTaskId }),
+    grpc: (h, tr) => h.client(tr).listTaskPushNotificationConfigs({ tenant: "pushless", taskId: pushlessTaskId }),
     jsonRpc: { method: "ListTaskPushNotificationConfigs", params: () => ({ tenant: "pushless", taskId: pushlessTaskId }) },
     rest: { method: "GET", path: () => `/pushless/tasks/${pushlessTaskId}/pushNotificationConfigs` },
   },
   {
     error: "ExtendedAgentCardNotConfigured",
     why: "GetExtendedAgentCard declared but not configured",
-    grpc: (h) => h.client("grpc").getExtendedAgentCard({ tenant: "extended" }),
+    grpc: (h, tr) => h.client(tr).getExtendedAgentCard({ tenant: "extended" }),
     jsonRpc: { method: "GetExtendedAgentCard", params: () => ({ tenant: "extended" }) },
     rest: { method: "GET", path: () => "/extended/extendedAgentCard" },
   },
   {
     error: "ContentTypeNotSupported",
     why: "a part of a media type the agent does not accept",
-    grpc: (h) => {
+    grpc: (h, tr) => {
       const req = { ...textRequest("x"), tenant: "echo" };
       req.message!.parts = [create(PartSchema, { content: { case: "raw", value: new Uint8Array([1, 2]) }, mediaType: "image/png" })];
-      return h.client("grpc").sendMessage(req);
+      return h.client(tr).sendMessage(req);
     },
     jsonRpc: { method: "SendMessage", params: () => ({ message: pngMessage() }) },
     rest: { method: "POST", path: () => "/message:send", body: () => ({ message: pngMessage() }) },
@@ -217,21 +220,21 @@ const PROVOCATIONS: Provocation[] = [
   {
     error: "InvalidAgentResponse",
     why: "an agent that finishes without answering",
-    grpc: (h) => h.client("grpc").sendMessage({ ...textRequest("hello?"), tenant: "silent" }),
+    grpc: (h, tr) => h.client(tr).sendMessage({ ...textRequest("hello?"), tenant: "silent" }),
     jsonRpc: { method: "SendMessage", params: () => ({ tenant: "silent", message: userMessage("hello?") }) },
     rest: { method: "POST", path: () => "/silent/message:send", body: () => ({ message: userMessage("hello?") }) },
   },
   {
     error: "InvalidParams",
     why: "a negative historyLength",
-    grpc: (h) => h.client("grpc").getTask({ id: completedId, historyLength: -1 }),
+    grpc: (h, tr) => h.client(tr).getTask({ id: completedId, historyLength: -1 }),
     jsonRpc: { method: "GetTask", params: () => ({ id: completedId, historyLength: -1 }) },
     rest: { method: "GET", path: () => `/tasks/${completedId}?historyLength=-1` },
   },
   {
     error: "VersionNotSupported",
     why: "A2A-Version 9.9",
-    grpc: (h) => h.client("grpc").getTask({ id: completedId }, { headers: { "A2A-Version": "9.9" } }),
+    grpc: (h, tr) => h.client(tr).getTask({ id: completedId }, { headers: { "A2A-Version": "9.9" } }),
     jsonRpc: { method: "GetTask", params: () => ({ id: completedId }), headers: { "A2A-Version": "9.9" } },
     rest: { method: "GET", path: () => `/tasks/${completedId}`, headers: { "A2A-Version": "9.9" } },
   },
@@ -239,7 +242,7 @@ const PROVOCATIONS: Provocation[] = [
     error: "ExtensionSupportRequired",
     why: "a call without the card's required extension",
     hub: () => required,
-    grpc: (h) => h.client("grpc").listTasks({}),
+    grpc: (h, tr) => h.client(tr).listTasks({}),
     jsonRpc: { method: "ListTasks", params: () => ({}) },
     rest: { method: "GET", path: () => "/tasks" },
   },
@@ -247,7 +250,7 @@ const PROVOCATIONS: Provocation[] = [
     error: "ResourceExhausted",
     why: "a send while the tenant's runs in flight are at limits.maxTasksInFlightPerTenant",
     hub: () => limited,
-    grpc: (h) => h.client("grpc").sendMessage(textRequest("one too many")),
+    grpc: (h, tr) => h.client(tr).sendMessage(textRequest("one too many")),
     jsonRpc: { method: "SendMessage", params: () => ({ message: userMessage("one too many") }) },
     rest: { method: "POST", path: () => "/message:send", body: () => ({ message: userMessage("one too many") }) },
   },
@@ -255,7 +258,7 @@ const PROVOCATIONS: Provocation[] = [
     error: "Unauthenticated",
     why: "a call without a bearer token on a hub with tenants",
     hub: () => guarded,
-    grpc: (h) => h.client("grpc").getTask({ id: "any" }),
+    grpc: (h, tr) => h.client(tr).getTask({ id: "any" }),
     jsonRpc: { method: "GetTask", params: () => ({ id: "any" }) },
     rest: { method: "GET", path: () => "/tasks/any" },
   },
@@ -295,13 +298,46 @@ describe("a request body that is not JSON is ContentTypeNotSupported, judged bef
   });
 });
 
+describe("a part of a media type the agent does not accept is ContentTypeNotSupported on the other sends too (§3.3.2)", () => {
+  const row = ERROR_TABLE.ContentTypeNotSupported;
+  /** The first JSON-RPC error of a stream's answer: the refusal before it, or its first event. */
+  const firstRpcError = async (s: SseStream) => (s.events ? (await dataEvents(s.events))[0]?.data : s.json)?.error;
+
+  it("JSON-RPC v0.3 message/send and message/stream: -32005 with the ErrorInfo", async () => {
+    const filePart = { kind: "file", file: { bytes: "AQI=", mimeType: "image/png" } };
+    const params = () => ({ message: { ...v03Message("x"), parts: [filePart] } });
+    const unary = (await post(t.url, rpc("message/send", params()))).json;
+    const stream = await firstRpcError(await openRpcStream(t.url, "message/stream", params()));
+    for (const error of [unary.error, stream]) {
+      expect(error?.code, JSON.stringify(error)).toBe(row.jsonRpcCode);
+      expect(errorInfos(error.data).map((i) => i.reason)).toEqual([row.reason]);
+    }
+  });
+
+  it("SendStreamingMessage over JSON-RPC, REST and gRPC: the table's code, status and reason", async () => {
+    const rpcError = await firstRpcError(await openRpcStream(t.url, "SendStreamingMessage", { tenant: "echo", message: pngMessage() }));
+    expect(rpcError?.code, JSON.stringify(rpcError)).toBe(row.jsonRpcCode);
+    expect(errorInfos(rpcError.data).map((i) => i.reason)).toEqual([row.reason]);
+
+    const r = await openStream(t.url, "POST", "/echo/message:stream", { body: { message: pngMessage() } });
+    const restError = r.events ? (await dataEvents(r.events))[0]?.data.error : r.json.error;
+    expect(r.events ? restError?.code : r.status, JSON.stringify(restError)).toBe(row.httpStatus);
+    expect(errorInfos(restError.details).map((i) => i.reason)).toEqual([row.reason]);
+
+    const req = { ...textRequest("x"), tenant: "echo" };
+    req.message!.parts = [create(PartSchema, { content: { case: "raw", value: new Uint8Array([1, 2]) }, mediaType: "image/png" })];
+    await expectA2AError(() => collect(t.client("grpc").sendStreamingMessage(req)), row.grpcCode, row.reason);
+  });
+});
+
 describe.each(PROVOCATIONS)("$error end to end ($why)", (p) => {
   const row = ERROR_TABLE[p.error];
   const hub = () => (p.hub ?? (() => t))();
 
   if (p.grpc) {
-    it("over gRPC: the table's status code and ErrorInfo reason", async () => {
-      await expectA2AError(() => p.grpc!(hub()), row.grpcCode, row.reason);
+    // One service, three protocols on the one port: each says the row's status its own way.
+    it.each(["grpc", "connect-h1", "grpc-web"] as const)("over %s: the table's status code and ErrorInfo reason", async (transport) => {
+      await expectA2AError(() => p.grpc!(hub(), transport), row.grpcCode, row.reason);
     });
   } else {
     it.todo("over gRPC/Connect: needs A2A-Version / A2A-Extensions negotiation in src/bindings/connect");

@@ -749,3 +749,39 @@ describe("by default every send is a new message (§3.3.1 dedupe is a MAY)", () 
     expect(unkeyed.taskId).not.toBe(first.taskId);
   });
 });
+
+describe("an agent's own retries setting overrides the hub's (config agents[].retries)", () => {
+  let off: TestHub;
+  let on: TestHub;
+  const agents = (retries: Partial<{ byMessageId: boolean }>) => [
+    { id: "own", executor: new EchoAgent(), card: echoCard(), retries },
+    { id: "hubs", executor: new EchoAgent(), card: echoCard() },
+  ];
+  beforeAll(async () => {
+    mode = "none";
+    // Hub-wide off, one agent opted in; and hub-wide on, one agent opted out.
+    off = await startTestHub({ agents: agents({ byMessageId: true }) });
+    on = await startTestHub({ retries: { byMessageId: true }, agents: agents({ byMessageId: false }) });
+  });
+  afterAll(async () => {
+    await off?.stop();
+    await on?.stop();
+  });
+
+  /** Sends one message twice to an agent's own endpoints; true when the resend answered the first task. */
+  async function resendIsRetry(hub: TestHub, agent: string, name: SenderName): Promise<boolean> {
+    const send: Send = { text: "said twice", messageId: randomUUID() };
+    const first = await SENDERS[name](agentTarget(hub, agent), send);
+    const second = await SENDERS[name](agentTarget(hub, agent), send);
+    expect(first).toMatchObject({ taskId: expect.any(String), state: TaskState.COMPLETED });
+    expect(second).toMatchObject({ taskId: expect.any(String), state: TaskState.COMPLETED });
+    return second.taskId === first.taskId;
+  }
+
+  it.each(["grpc", "connect-h1", "jsonrpc", "jsonrpc-v0.3", "rest", "rest-stream"] as const)("over %s, the agent that opts in dedupes, its neighbour does not; and the reverse on a hub that opts in", async (name) => {
+    expect(await resendIsRetry(off, "own", name)).toBe(true);
+    expect(await resendIsRetry(off, "hubs", name)).toBe(false);
+    expect(await resendIsRetry(on, "own", name)).toBe(false);
+    expect(await resendIsRetry(on, "hubs", name)).toBe(true);
+  });
+});

@@ -27,6 +27,14 @@ describe("the one operation table", () => {
     }
   });
 
+  it("carries the v0.3 dialect of exactly the operations v0.3 had, both ways for those the client calls", () => {
+    for (const op of OPERATION_LIST) expect(op.v03 !== undefined, op.rpc.name).toBe(op.jsonRpc.v03 !== undefined);
+    for (const op of [OPERATIONS.sendMessage, OPERATIONS.sendStreamingMessage, OPERATIONS.getTask, OPERATIONS.cancelTask, OPERATIONS.subscribeToTask]) {
+      expect(typeof op.v03?.toV03Params, op.rpc.name).toBe("function");
+      expect(typeof op.v03?.toV1Result, op.rpc.name).toBe("function");
+    }
+  });
+
   it("is what the REST binding routes: each operation's verbs and paths, on its RPC", () => {
     const routes = REST_ROUTES.map((r) => `${r.method} ${r.template.source} ${r.rpc.name}`);
     const expected = OPERATION_LIST.flatMap((op) => op.rest.map((r) => `${r.verb} ${r.path} ${op.rpc.name}`));

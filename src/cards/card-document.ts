@@ -56,7 +56,8 @@ export function cardDocument(card: AgentCard, form: CardForm = "0.3"): CardDocum
   return documentOf({ ...json, ...legacy });
 }
 
-function documentOf(json: JsonObject): CardDocument {
+/** Any JSON document served at a card's path, as bytes and its strong ETag. */
+export function documentOf(json: JsonObject): CardDocument {
   const body = JSON.stringify(json);
   return { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"` };
 }

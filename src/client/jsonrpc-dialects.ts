@@ -10,7 +10,7 @@ import {
   type SubscribeToTaskRequest,
   type Task,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { dialectV03, OPERATIONS, type A2AVersion, type Operation } from "../protocol/index.js";
+import { OPERATIONS, type A2AVersion, type Operation } from "../protocol/index.js";
 import { decodeResult, encodeRequest } from "./proto-json.js";
 
 /** One JSON-RPC method: its name, how the request becomes params and the result becomes the generated type. */
@@ -45,10 +45,20 @@ function v1<M extends DescMethod>(op: Operation<M>): JsonRpcOp<MessageShape<M["i
   return { method, params: (r) => encodeRequest(input, r), result: (json) => decodeResult(output, json, `the ${method} result`) };
 }
 
-/** An operation's v0.3 method name. */
-function v03Name(op: Operation): string {
-  if (!op.jsonRpc.v03) throw new Error(`${op.rpc.name} has no v0.3 JSON-RPC method`);
-  return op.jsonRpc.v03;
+/**
+ * An operation's v0.3 method, translated both ways by the operation's v0.3
+ * dialect in the one operation table, the server's own, so the two
+ * directions cannot drift apart.
+ */
+function v03<M extends DescMethod>(op: Operation<M>): JsonRpcOp<MessageShape<M["input"]>, MessageShape<M["output"]>> {
+  const method = op.jsonRpc.v03;
+  const dialect = op.v03;
+  if (!method || !dialect?.toV03Params || !dialect.toV1Result) throw new Error(`${op.rpc.name} has no v0.3 JSON-RPC method a client can call`);
+  const toV03Params = dialect.toV03Params.bind(dialect);
+  const toV1Result = dialect.toV1Result.bind(dialect);
+  const output: M["output"] = op.rpc.output;
+  const what = op.streaming ? `a ${method} event` : `the ${method} result`;
+  return { method, params: (r) => toV03Params(r), result: (json) => decodeResult(output, toV1Result(json), what) };
 }
 
 /** §9.4: v1.0 methods, PascalCase, ProtoJSON params and results. */
@@ -67,37 +77,12 @@ function isFinal(json: unknown): boolean {
   return typeof json === "object" && json !== null && (json as { kind?: unknown }).kind === "status-update" && (json as { final?: unknown }).final === true;
 }
 
-/**
- * v0.3 methods (slash names, kind-tagged JSON), translated both ways by the
- * server's own dialect-v03 so the two directions cannot drift apart.
- */
+/** v0.3 methods (slash names, kind-tagged JSON). */
 export const JSONRPC_V03: JsonRpcDialect = {
   version: "0.3",
-  send: {
-    method: v03Name(OPERATIONS.sendMessage),
-    params: (r) => dialectV03.v1ToV03SendParams(r),
-    result: (json) => decodeResult(OPERATIONS.sendMessage.rpc.output, dialectV03.v03ToV1SendResult(json), "the message/send result"),
-  },
-  stream: {
-    method: v03Name(OPERATIONS.sendStreamingMessage),
-    params: (r) => dialectV03.v1ToV03SendParams(r),
-    result: (json) => decodeResult(OPERATIONS.sendStreamingMessage.rpc.output, dialectV03.v03ToV1StreamResult(json), "a message/stream event"),
-    last: isFinal,
-  },
-  get: {
-    method: v03Name(OPERATIONS.getTask),
-    params: (r) => dialectV03.v1ToV03TaskQuery(r),
-    result: (json) => decodeResult(OPERATIONS.getTask.rpc.output, dialectV03.v03ToV1Task(json), "the tasks/get result"),
-  },
-  cancel: {
-    method: v03Name(OPERATIONS.cancelTask),
-    params: (r) => dialectV03.v1ToV03CancelParams(r),
-    result: (json) => decodeResult(OPERATIONS.cancelTask.rpc.output, dialectV03.v03ToV1Task(json), "the tasks/cancel result"),
-  },
-  subscribe: {
-    method: v03Name(OPERATIONS.subscribeToTask),
-    params: (r) => dialectV03.v1ToV03SubscribeParams(r),
-    result: (json) => decodeResult(OPERATIONS.subscribeToTask.rpc.output, dialectV03.v03ToV1StreamResult(json), "a tasks/resubscribe event"),
-    last: isFinal,
-  },
+  send: v03(OPERATIONS.sendMessage),
+  stream: { ...v03(OPERATIONS.sendStreamingMessage), last: isFinal },
+  get: v03(OPERATIONS.getTask),
+  cancel: v03(OPERATIONS.cancelTask),
+  subscribe: { ...v03(OPERATIONS.subscribeToTask), last: isFinal },
 };

@@ -25,7 +25,7 @@ export {
   type JsonRpcResponse,
 } from "./jsonrpc-envelope.js";
 export { readProtoJson, writeProtoJson } from "./proto-json.js";
-export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type RestVerb } from "./operations.js";
+export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type RestVerb, type V03Dialect } from "./operations.js";
 export * as dialectV03 from "./dialect-v03.js";
 export * as dialectV1 from "./dialect-v1.js";
 export type * from "./v03-types.js";

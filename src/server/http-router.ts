@@ -1,13 +1,14 @@
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { accessRefusal, type AccessDecision, type AccessGuard } from "../auth/index.js";
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
 import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/index.js";
-import { publicCard, type ServedInterface } from "../cards/index.js";
+import { documentOf, publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
-import { sendBadHost, sendCard, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
+import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
 
 /** Where each agent's own endpoints live (as arbiter serves them). */
@@ -150,7 +151,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), { since: cardsSince, vary, signing: options.cardSigning, baseUrl: origin.baseUrl });
       const caching: Record<string, string> =
         vary.length > 0 ? { "cache-control": "private, max-age=300", vary: vary.join(", ") } : { "cache-control": "public, max-age=300" };
-      return sendJson(res, 200, discoveryStub(origin.baseUrl, bearerAuth), caching);
+      return sendDocument(req, res, documentOf(discoveryStub(origin.baseUrl, bearerAuth)), cardsSince, caching);
     }
 
     if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
@@ -202,7 +203,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
 }
 
 /** The unauthenticated discovery document of a hub with several agents. */
-function discoveryStub(base: string, bearerAuth: boolean): unknown {
+function discoveryStub(base: string, bearerAuth: boolean): JsonObject {
   const template = `${base.replace(/\/$/, "")}${AGENT_BASE}{agentId}/agent-card.json`;
   return {
     name: "a2a-hub",

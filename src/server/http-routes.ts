@@ -1,5 +1,5 @@
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
-import { cardDocument, cardFormFor, type CardSigner } from "../cards/index.js";
+import { cardDocument, cardFormFor, type CardDocument, type CardSigner } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 
 export type { HttpRequest, HttpResponse };
@@ -43,13 +43,22 @@ export async function sendCard(
   if (signing) card = await signing.signer.sign(card, baseUrl ? new URL(signing.jwksPath, baseUrl).toString() : undefined);
   const version = req.headers["a2a-version"];
   const doc = cardDocument(card, cardFormFor(Array.isArray(version) ? version[0] : version));
-  const lastModified = new Date(Math.floor(since.getTime() / 1000) * 1000);
-  const headers: Record<string, string> = {
-    etag: doc.etag,
-    "last-modified": lastModified.toUTCString(),
+  sendDocument(req, res, doc, since, {
     vary: ["A2A-Version", ...vary].join(", "),
     "cache-control": `${vary.length > 0 ? "private" : "public"}, max-age=${CARD_MAX_AGE_S}`,
-  };
+  });
+}
+
+/**
+ * A document served at a card's path (a card, or the discovery document of
+ * a several-agent hub) with its validators: the ETag of its bytes and
+ * Last-Modified (`since`, whole seconds as HTTP dates carry them); 304 to a
+ * matching If-None-Match or, without one, to an If-Modified-Since not
+ * before Last-Modified (RFC 9110 §13.1.3, §13.2.2).
+ */
+export function sendDocument(req: HttpRequest, res: HttpResponse, doc: CardDocument, since: Date, extra: Readonly<Record<string, string>>): void {
+  const lastModified = new Date(Math.floor(since.getTime() / 1000) * 1000);
+  const headers: Record<string, string> = { etag: doc.etag, "last-modified": lastModified.toUTCString(), ...extra };
   const match = req.headers["if-none-match"];
   const tags = (Array.isArray(match) ? match.join(",") : match ?? "").split(",").map((t) => t.trim().replace(/^W\//, ""));
   const modifiedSince = match === undefined ? Date.parse(req.headers["if-modified-since"] ?? "") : NaN;

@@ -1,106 +1,23 @@
-import {
-  CancelTaskRequestSchema,
-  DeleteTaskPushNotificationConfigRequestSchema,
-  GetExtendedAgentCardRequestSchema,
-  GetTaskPushNotificationConfigRequestSchema,
-  GetTaskRequestSchema,
-  ListTaskPushNotificationConfigsRequestSchema,
-  SendMessageRequestSchema,
-  SubscribeToTaskRequestSchema,
-  TaskPushNotificationConfigSchema,
-} from "../../../gen/a2a/v1/a2a_pb.js";
-import { dialectV03, dialectV1, OPERATIONS, type Operation } from "../../protocol/index.js";
+import { callUnary, openSequenced } from "../http/index.js";
+import { dialectV1, OPERATION_LIST, type Operation, type V03Dialect } from "../../protocol/index.js";
 import type { RpcMethod } from "./rpc-method.js";
 
-const { lenientPushConfig, lenientSendRequest, readV1 } = dialectV1;
-const {
-  v03ToV1CancelParams,
-  v03ToV1PushDeleteParams,
-  v03ToV1PushGetParams,
-  v03ToV1PushListParams,
-  v03ToV1PushSetParams,
-  v03ToV1SendParams,
-  v03ToV1SubscribeParams,
-  v03ToV1TaskQuery,
-  v1ToV03AgentCard,
-  v1ToV03PushConfig,
-  v1ToV03SendResult,
-  v1ToV03StreamResult,
-  v1ToV03Task,
-} = dialectV03;
-
-/** The name, version and RPC of an operation's v0.3 method, from the one operation table. */
-function v03(op: Operation): { name: string; version: "0.3"; rpc: Operation["rpc"] } {
-  if (!op.jsonRpc.v03) throw new Error(`${op.rpc.name} has no v0.3 JSON-RPC method`);
-  return { name: op.jsonRpc.v03, version: "0.3", rpc: op.rpc };
-}
+const { readV1 } = dialectV1;
 
 /**
- * The v0.3 methods (slash-separated names of the v0.3.0 schema). Each reads
- * its v0.3 params into the v1.0 request, calls the same service method as
- * its v1.0 twin, and writes the v0.3 result.
+ * One operation as a v0.3 method (slash-separated name of the v0.3.0
+ * schema): its v0.3 params read into the v1.0 request, the same service
+ * method called as its v1.0 twin, the answer written back in v0.3; all from
+ * the operation's row of the one operation table.
  */
-export const V03_METHODS: readonly RpcMethod[] = [
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.sendMessage),
-    invoke: async (s, params, ctx) => v1ToV03SendResult(await s.sendMessage(readV1(SendMessageRequestSchema, v03ToV1SendParams(params), lenientSendRequest), ctx)),
-  },
-  {
-    kind: "stream",
-    ...v03(OPERATIONS.sendStreamingMessage),
-    resumable: false,
-    open: (s, params, ctx) => s.sendStreamingMessageSequenced(readV1(SendMessageRequestSchema, v03ToV1SendParams(params), lenientSendRequest), ctx),
-    encode: v1ToV03StreamResult,
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.getTask),
-    invoke: async (s, params, ctx) => v1ToV03Task(await s.getTask(readV1(GetTaskRequestSchema, v03ToV1TaskQuery(params)), ctx)),
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.cancelTask),
-    invoke: async (s, params, ctx) => v1ToV03Task(await s.cancelTask(readV1(CancelTaskRequestSchema, v03ToV1CancelParams(params)), ctx)),
-  },
-  {
-    kind: "stream",
-    ...v03(OPERATIONS.subscribeToTask),
-    resumable: true,
-    open: (s, params, ctx, afterSeq) => s.subscribeSequenced(readV1(SubscribeToTaskRequestSchema, v03ToV1SubscribeParams(params)), ctx, afterSeq),
-    encode: v1ToV03StreamResult,
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.createTaskPushNotificationConfig),
-    invoke: async (s, params, ctx) =>
-      v1ToV03PushConfig(await s.createTaskPushNotificationConfig(readV1(TaskPushNotificationConfigSchema, v03ToV1PushSetParams(params), lenientPushConfig), ctx)),
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.getTaskPushNotificationConfig),
-    invoke: async (s, params, ctx) =>
-      v1ToV03PushConfig(await s.getTaskPushNotificationConfig(readV1(GetTaskPushNotificationConfigRequestSchema, v03ToV1PushGetParams(params)), ctx)),
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.listTaskPushNotificationConfigs),
-    // v0.3: the result is a bare array of TaskPushNotificationConfig.
-    invoke: async (s, params, ctx) =>
-      (await s.listTaskPushNotificationConfigs(readV1(ListTaskPushNotificationConfigsRequestSchema, v03ToV1PushListParams(params)), ctx)).configs.map(v1ToV03PushConfig),
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.deleteTaskPushNotificationConfig),
-    // v0.3: the result is null.
-    invoke: async (s, params, ctx) => {
-      await s.deleteTaskPushNotificationConfig(readV1(DeleteTaskPushNotificationConfigRequestSchema, v03ToV1PushDeleteParams(params)), ctx);
-      return null;
-    },
-  },
-  {
-    kind: "unary",
-    ...v03(OPERATIONS.getExtendedAgentCard),
-    invoke: async (s, _params, ctx) => v1ToV03AgentCard(await s.getExtendedAgentCard(readV1(GetExtendedAgentCardRequestSchema, {}), ctx)),
-  },
-];
+function v03Method(op: Operation, name: string, dialect: V03Dialect): RpcMethod {
+  const read = (params: unknown) => readV1(op.rpc.input, dialect.toV1Params(params), op.lenient);
+  const base = { name, version: "0.3" as const, rpc: op.rpc };
+  if (op.streaming) {
+    return { ...base, kind: "stream", resumable: op.resumable, open: (s, params, ctx, afterSeq) => openSequenced(s, op.rpc, read(params), ctx, afterSeq), encode: (event) => dialect.toV03Result(event) };
+  }
+  return { ...base, kind: "unary", invoke: async (s, params, ctx) => dialect.toV03Result(await callUnary(s, op.rpc, read(params), ctx)) };
+}
+
+/** The v0.3 methods: every operation v0.3 had, from the one operation table. */
+export const V03_METHODS: readonly RpcMethod[] = OPERATION_LIST.flatMap((op) => (op.jsonRpc.v03 && op.v03 ? [v03Method(op, op.jsonRpc.v03, op.v03)] : []));
