@@ -63,6 +63,9 @@ describe("Prometheus metrics", () => {
     // prom-client's default process metrics.
     expect(value(text, "process_resident_memory_bytes")).toBeGreaterThan(0);
     expect(value(text, "nodejs_eventloop_lag_seconds")).toBeGreaterThanOrEqual(0);
+    const busy = value(text, "nodejs_eventloop_utilization_ratio");
+    expect(busy).toBeGreaterThan(0);
+    expect(busy).toBeLessThanOrEqual(1);
     expect(text).not.toMatch(/tenant="/);
     for (const id of taskIds) expect(text).not.toContain(id);
   });

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import { TalliedCounter } from "./tallied-counter.js";
 import { TalliedHistogram } from "./tallied-histogram.js";
@@ -141,7 +142,21 @@ export class HubMetrics {
         this.set(self.sources?.outbox()?.oldestDueAgeS ?? 0);
       },
     });
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      // prom-client's defaults have the loop's lag, not how busy it is: the share of time between two scrapes the loop spent running code.
+      let since = performance.eventLoopUtilization();
+      new Gauge({
+        name: "nodejs_eventloop_utilization_ratio",
+        help: "Share of the time since the previous scrape that the event loop was busy (0 to 1).",
+        registers,
+        collect() {
+          const now = performance.eventLoopUtilization();
+          this.set(performance.eventLoopUtilization(now, since).utilization);
+          since = now;
+        },
+      });
+    }
   }
 
   /** Where the scrape-time gauges read from (the hub sets it once it is up). */
