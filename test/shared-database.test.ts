@@ -1,79 +1,117 @@
-import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { silentLogger } from "../src/core/index.js";
+import { DataDirLockedError } from "../src/index.js";
+import { startHub, type Hub } from "../src/server/index.js";
 import { readHubDb } from "./helpers/hub-database.js";
 import { textOf } from "./helpers/message-text.js";
 import { taskOf, textRequest } from "./helpers/messages.js";
 import { killAllServers, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
 
 let dataDir: string | undefined;
+const hubs: Hub[] = [];
 afterEach(async () => {
+  await Promise.all(hubs.splice(0).map((h) => h.close()));
   await killAllServers();
   removeDir(dataDir);
   dataDir = undefined;
 });
 
+/** The lock file a hub holds in its data directory. */
+function lockFile(dir: string): string {
+  return join(dir, "hub.lock");
+}
+
 /**
- * Two hubs on one data directory, as test/readme.test.ts runs the quick
- * start's hub and the tenants' hub (A2A_HUB_DATA wins over a config's
- * dataDir). The store holds task rows and the next rowid in memory; what
- * the other hub committed since must not be answered from them, nor
- * collide with them: a new task given a rowid the other hub had already
- * used failed with `UNIQUE constraint failed: history.task_pk, history.idx`
- * and the client got InvalidAgentResponse.
+ * One hub per SQLite data directory. The store writes as the file's only
+ * writer (task rows, the next rowid and the write order held in memory),
+ * and a hub's start-up fails every task it finds in flight: a second hub on
+ * a directory in use would hand out the first one's rowids and fail its
+ * running tasks. Several hubs on one database are what PostgreSQL is for.
  */
-describe("two hubs on one database", () => {
-  it("each creates tasks after the other did, and reads and continues what the other wrote", { timeout: 60_000 }, async () => {
+describe("one hub per data directory", () => {
+  it("a second hub is refused before it touches the database; the first keeps serving; after it stops (gracefully, then SIGKILL) a new one starts", { timeout: 90_000 }, async () => {
     dataDir = tempDataDir();
-    const a = await spawnServer(dataDir);
-    const b = await spawnServer(dataDir);
-    const onA = a.client("connect");
-    const onB = b.client("grpc");
-
-    // Alternating creations: each hub's next task comes after the other's last.
-    const ids: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      for (const [hub, client] of [["a", onA], ["b", onB]] as const) {
-        const task = taskOf(await client.sendMessage(textRequest(`${hub} ${i}`)));
-        expect(task.status?.state, `${hub} ${i}: ${a.stderr()}${b.stderr()}`).toBe(TaskState.COMPLETED);
-        expect(task.artifacts.map((x) => x.parts.map((p) => p.content.value))).toEqual([[`${hub} ${i}`]]);
-        ids.push(task.id);
-      }
-    }
-    // The engine makes the task again under the next rowid once the first failed, so the answers alone do not show it.
-    expect(a.stderr() + b.stderr()).not.toMatch(/UNIQUE|"level":"error"/);
-
-    // A task A holds (read and written there) is continued on B; A then answers what B wrote.
-    const asked = taskOf(await onA.sendMessage(textRequest("input-required")));
+    const first = await spawnServer(dataDir);
+    const client = first.client("grpc");
+    const done = taskOf(await client.sendMessage(textRequest("done before")));
+    const asked = taskOf(await client.sendMessage(textRequest("input-required")));
+    const slow = taskOf(await client.sendMessage(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
     expect(asked.status?.state).toBe(TaskState.INPUT_REQUIRED);
-    expect((await onA.getTask({ id: asked.id })).status?.state).toBe(TaskState.INPUT_REQUIRED);
-    const answered = taskOf(await onB.sendMessage(textRequest("the answer", { taskId: asked.id, contextId: asked.contextId })));
-    expect(answered.status?.state, b.stderr()).toBe(TaskState.COMPLETED);
-    const seenOnA = await onA.getTask({ id: asked.id });
-    expect(seenOnA.status?.state).toBe(TaskState.COMPLETED);
-    expect(seenOnA.history.map((m) => textOf(m))).toContain("the answer");
-    expect(seenOnA.history.map((m) => textOf(m))).toEqual((await onB.getTask({ id: asked.id })).history.map((m) => textOf(m)));
+    expect(JSON.parse(readFileSync(lockFile(dataDir), "utf8"))).toMatchObject({ pid: first.pid });
 
-    // A write on A to a task B has since completed goes by what B wrote: refused, not stored over it.
-    const open = taskOf(await onA.sendMessage(textRequest("input-required")));
-    expect(open.status?.state).toBe(TaskState.INPUT_REQUIRED);
-    expect(taskOf(await onB.sendMessage(textRequest("closed on b", { taskId: open.id, contextId: open.contextId }))).status?.state).toBe(TaskState.COMPLETED);
-    const late = await onA.sendMessage(textRequest("too late", { taskId: open.id, contextId: open.contextId })).then(
+    const refused = await spawnServer(dataDir).then(
       () => undefined,
-      (e: unknown) => ConnectError.from(e),
+      (e: unknown) => String(e),
     );
-    expect(late?.code, late?.message).toBe(Code.Unimplemented);
-    expect(late?.message).toMatch(/accepts no further messages/);
-    expect((await onA.getTask({ id: open.id })).history.map((m) => textOf(m))).not.toContain("too late");
+    expect(refused, "the second hub started").toBeDefined();
+    expect(refused).toMatch(/exited \(1\) before listening/);
+    expect(refused).toContain(`data directory ${dataDir} is in use by another hub (pid ${first.pid},`);
+    expect(refused).toMatch(/another directory \(--data DIR\)/);
+    expect(refused).toMatch(/PostgreSQL/);
 
-    expect(a.stderr()).not.toMatch(/UNIQUE|"level":"error"/);
-    expect(b.stderr()).not.toMatch(/UNIQUE|"level":"error"/);
-    await a.kill();
-    await b.kill();
-    readHubDb(dataDir, (db) => {
-      expect(db.integrity()).toBe("ok");
-      expect(db.logProblems()).toEqual([]);
-      for (const id of ids) expect(db.states().get(id), id).toBe(TaskState.COMPLETED);
-    });
+    // Its start-up recovery never ran: the first hub's in-flight tasks go on, on the first hub.
+    expect((await client.getTask({ id: slow.id })).status?.state).toBe(TaskState.WORKING);
+    const answered = taskOf(await client.sendMessage(textRequest("the answer", { taskId: asked.id, contextId: asked.contextId })));
+    expect(answered.status?.state).toBe(TaskState.COMPLETED);
+    expect(answered.history.map((m) => textOf(m))).toContain("the answer");
+    expect(taskOf(await first.client("connect").sendMessage(textRequest("after the refusal"))).status?.state).toBe(TaskState.COMPLETED);
+    expect(first.stderr()).not.toMatch(/"level":"error"/);
+    readHubDb(dataDir, (db) => expect(db.states().get(slow.id)).toBe(TaskState.WORKING));
+
+    // A graceful stop removes the lock; the next hub fails what the first left running.
+    first.signal("SIGTERM");
+    expect((await first.waitExit(20_000)).code).toBe(0);
+    expect(existsSync(lockFile(dataDir))).toBe(false);
+    const second = await spawnServer(dataDir);
+    expect((await second.client("connect").getTask({ id: slow.id })).status?.state).toBe(TaskState.FAILED);
+    expect((await second.client("connect").getTask({ id: done.id })).status?.state).toBe(TaskState.COMPLETED);
+
+    // A SIGKILL leaves the lock behind, naming a process that is gone: taken over.
+    second.signal("SIGKILL");
+    await second.waitExit(5_000);
+    expect(JSON.parse(readFileSync(lockFile(dataDir), "utf8"))).toMatchObject({ pid: second.pid });
+    const third = await spawnServer(dataDir);
+    expect(JSON.parse(readFileSync(lockFile(dataDir), "utf8"))).toMatchObject({ pid: third.pid });
+    expect((await third.client("grpc").getTask({ id: answered.id })).status?.state).toBe(TaskState.COMPLETED);
+    await third.kill();
+  });
+
+  it("startHub in one process: a second hub on the directory is refused with DataDirLockedError, and starts once the first closed", async () => {
+    dataDir = tempDataDir();
+    const first = await startHub({ port: 0, dataDir, logger: silentLogger });
+    hubs.push(first);
+    const error = await startHub({ port: 0, dataDir, logger: silentLogger }).then(
+      (h) => (hubs.push(h), undefined),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DataDirLockedError);
+    expect(error).toMatchObject({ dataDir, holder: { pid: process.pid } });
+    await first.close();
+    hubs.splice(hubs.indexOf(first), 1);
+    expect(existsSync(lockFile(dataDir))).toBe(false);
+    const second = await startHub({ port: 0, dataDir, logger: silentLogger });
+    hubs.push(second);
+    expect(existsSync(lockFile(dataDir))).toBe(true);
+  });
+
+  it("a lock no live hub holds is taken over: our own pid from an earlier run (a restarted container), or no holder at all; a live process's is not", async () => {
+    dataDir = tempDataDir();
+    const dir = dataDir;
+    const start = async (): Promise<Hub> => {
+      const h = await startHub({ port: 0, dataDir: dir, logger: silentLogger });
+      hubs.push(h);
+      return h;
+    };
+    writeFileSync(lockFile(dir), JSON.stringify({ pid: process.pid, since: "2020-01-01T00:00:00.000Z" }));
+    await (await start()).close();
+    writeFileSync(lockFile(dir), "not a lock");
+    await (await start()).close();
+    // The parent of this test process is alive: its lock is kept, and named.
+    writeFileSync(lockFile(dir), JSON.stringify({ pid: process.ppid, since: "2020-01-01T00:00:00.000Z" }));
+    await expect(start()).rejects.toThrow(`in use by another hub (pid ${process.ppid}, since 2020-01-01T00:00:00.000Z`);
+    expect(JSON.parse(readFileSync(lockFile(dir), "utf8"))).toEqual({ pid: process.ppid, since: "2020-01-01T00:00:00.000Z" });
   });
 });

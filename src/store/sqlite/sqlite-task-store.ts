@@ -28,7 +28,6 @@ import type {
 } from "../task-store.js";
 import { TaskArtifacts } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
-import { DataVersion } from "./data-version.js";
 import { EventLog } from "./event-log.js";
 import { artifactRows, creationRows, statusRows } from "./event-rows.js";
 import { TaskHistory } from "./history.js";
@@ -68,9 +67,8 @@ export class SqliteTaskStore implements TaskStore {
   private readonly list: TaskList;
   /** Prepared on first use: only a hub that serves readiness asks. */
   private pingStmt: Database.Statement<[], unknown> | undefined;
-  /** The write order of status changes, continued from the stored maximum (read again after another connection's commits). */
+  /** The write order of status changes, continued from the stored maximum (one writer). */
   private touchCounter: number;
-  private readonly version: DataVersion;
   /** better-sqlite3 transaction functions are meant to be made once: this one runs any body. */
   private readonly tx: Database.Transaction<(body: () => unknown) => unknown>;
 
@@ -102,27 +100,6 @@ export class SqliteTaskStore implements TaskStore {
       },
     });
     this.touchCounter = this.rows.maxTouch();
-    this.version = new DataVersion(this.db);
-  }
-
-  /**
-   * Drops what is held of the file when another connection has committed
-   * to it since (two hubs given one data directory): its task rows, the
-   * next rowid and the write order would otherwise be answered stale and
-   * handed out again (a new task given a rowid the other had used).
-   * Called as a write transaction begins, under its lock, so nothing can
-   * commit between this and the writes; and before a read outside one.
-   */
-  private catchUp(): void {
-    if (!this.version.moved()) return;
-    this.records.forget();
-    this.touchCounter = this.rows.maxTouch();
-  }
-
-  /** The record of a task for a read: outside a transaction the file may have moved since it was held. */
-  private find(scope: StoreScope, taskId: string): TaskRecord | undefined {
-    if (!this.db.inTransaction) this.catchUp();
-    return this.records.find(scope, taskId);
   }
 
   /** Logs the task's next event; returns its seq (the record takes it once the whole write succeeded). */
@@ -144,7 +121,6 @@ export class SqliteTaskStore implements TaskStore {
     let result: T;
     try {
       result = this.tx.immediate(() => {
-        this.catchUp();
         const r = fn();
         this.records.flush();
         return r;
@@ -164,9 +140,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   beginBatch(): void {
-    if (this.db.inTransaction) return;
-    this.db.exec("BEGIN IMMEDIATE");
-    this.catchUp();
+    if (!this.db.inTransaction) this.db.exec("BEGIN IMMEDIATE");
   }
 
   commitBatch(): void {
@@ -213,7 +187,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   getHead(scope: StoreScope, taskId: string): TaskHead | undefined {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && { id: r.id, contextId: r.contextId, state: r.state, lastSeq: r.lastSeq };
   }
 
@@ -234,13 +208,13 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   getTask(scope: StoreScope, taskId: string, view?: TaskView): Task | undefined {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && this.load(r, view);
   }
 
   snapshot(scope: StoreScope, taskId: string, view?: TaskView): { task: Task; seq: number } | undefined {
     // better-sqlite3 reads are synchronous: nothing can write between the record and the child tables.
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && { task: this.load(r, view), seq: r.lastSeq };
   }
 
@@ -270,7 +244,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && this.artifacts.sealed(r.pk, artifactId);
   }
 
@@ -286,7 +260,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[] {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r ? this.events.after(r.pk, afterSeq, limit) : [];
   }
 
@@ -312,29 +286,28 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version = "1.0"): void {
-    if (!this.db.inTransaction) this.catchUp();
     const r = this.records.get(scope, config.taskId);
     this.pushConfigs.put({ pk: r.pk, config, version });
     r.mayPush = true;
   }
 
   getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && this.pushConfigs.get(r.pk, id);
   }
 
   listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[] {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r ? this.pushConfigs.list(r.pk) : [];
   }
 
   countPushConfigs(scope: StoreScope, taskId: string): number {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r ? this.pushConfigs.count(r.pk) : 0;
   }
 
   deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean {
-    const r = this.find(scope, taskId);
+    const r = this.records.find(scope, taskId);
     if (!r) return false;
     // Deleting a config stops its future deliveries and leaves no rows behind.
     return this.write(() => {

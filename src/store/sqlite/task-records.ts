@@ -69,12 +69,10 @@ function sizeOf(r: TaskRecord): number {
  * events and children that were written at once (so a crash never sees one
  * without the other), and reads are answered from the record.
  *
- * Sound because the records, and the next rowid given here, are dropped
- * whenever a transaction rolls back and whenever another connection has
- * committed to the file (the store asks SQLite as each write transaction
- * begins, under its lock, and before a read outside one: two hubs given
- * one data directory each write tasks the other holds, and number theirs
- * from the same table). A
+ * Sound because this connection is the database's only writer (the touch
+ * counter already relies on it; rowids of new tasks are given here; a hub
+ * holds its data directory's lock, data-dir-lock.ts, before it opens it) and
+ * because the records are dropped whenever a transaction rolls back. A
  * record changes only after every statement of its write succeeded, so a
  * write that fails inside a batch (its savepoint rolled back) leaves the
  * record as it was. One failure moves: a task id already taken in its
@@ -158,7 +156,7 @@ export class TaskRecords {
     this.trim();
   }
 
-  /** The transaction rolled back, or another connection wrote: no record can be trusted, and the next rowid is read again. */
+  /** The transaction rolled back: no record can be trusted, and rowids may be handed out again. */
   forget(): void {
     this.byKey.clear();
     this.dirty.clear();
