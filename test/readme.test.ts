@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +8,8 @@ import { REPO_ROOT } from "./helpers/server-process.js";
 
 /**
  * Issue 14: every command in the README works verbatim, in order. Each
- * ```sh block runs as written in one bash session (cwd: the repository);
+ * ```sh block runs as written in one bash session (cwd: a view of the
+ * repository as a fresh clone, see cloneIn);
  * each ```ts block runs with tsx at its place in the order, and a
  * ```ts serves block is started and left serving once it prints its URL.
  * `npm` is wrapped only where the test is already what the command does:
@@ -36,6 +37,23 @@ function portFree(port: number): Promise<boolean> {
     s.once("error", () => resolve(false));
     s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * A fresh clone's view of the repository in `work` (each top-level entry
+ * linked, but no ./data): the quick start's hub makes its default ./data
+ * there, not in the repository, where a developer's own hub may hold it.
+ */
+function cloneIn(work: string): string {
+  const clone = join(work, "clone");
+  mkdirSync(clone);
+  for (const name of readdirSync(REPO_ROOT)) if (name !== "data") symlinkSync(join(REPO_ROOT, name), join(clone, name));
+  return clone;
+}
+
+function withoutDataDir(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { A2A_HUB_DATA: _, ...rest } = env;
+  return rest;
 }
 
 /** The shell functions the blocks run with (npm wrapped, servers in the background). */
@@ -98,11 +116,11 @@ describe("the README", () => {
         }
       });
       const r = spawnSync("bash", ["-c", script], {
-        cwd: REPO_ROOT,
+        cwd: cloneIn(work),
         encoding: "utf8",
         timeout: 280_000,
-        // The quick start's default ./data goes to a temporary directory instead (a flag would win over it).
-        env: { ...process.env, A2A_HUB_DATA: join(work, "data"), NO_COLOR: "1" },
+        // No A2A_HUB_DATA: it would win over the tenants config's dataDir, and two README hubs would share one directory.
+        env: { ...withoutDataDir(process.env), NO_COLOR: "1" },
       });
       const out = `${r.stdout}\n${r.stderr}`;
       expect(r.status, out).toBe(0);

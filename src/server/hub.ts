@@ -10,7 +10,7 @@ import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
-import { SqliteTaskStore, type TaskStore } from "../store/index.js";
+import { lockDataDir, SqliteTaskStore, type DataDirLock, type TaskStore } from "../store/index.js";
 import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, logsInfo, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -25,7 +25,7 @@ export interface HubOptions {
   readonly port?: number;
   /** Address to bind. Default 127.0.0.1. */
   readonly host?: string;
-  /** Directory of the SQLite database. Default ./data. */
+  /** Directory of the SQLite database. Default ./data. One hub per directory: a second one's start fails with DataDirLockedError. */
   readonly dataDir?: string;
   /** The agents to host; default one echo agent. */
   readonly agents?: readonly HostedAgent[];
@@ -132,10 +132,23 @@ export function defaultAgents(): HostedAgent[] {
  * and the HTTP facades, on 127.0.0.1 unless told otherwise.
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
+  // One hub per data directory, taken before the database is opened: the
+  // store writes as the file's only writer, and the start-up fails the
+  // tasks it finds in flight, which would be another live hub's.
+  const lock = lockDataDir(options.dataDir ?? "data");
+  try {
+    return await serveOn(lock, options);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
   // A library prints nothing of its own accord: the CLI passes a logger that writes to stderr.
   const logger = options.logger ?? silentLogger;
   const store = new SqliteTaskStore({
-    filename: join(options.dataDir ?? "data", "a2a-hub.db"),
+    filename: join(lock.dataDir, "a2a-hub.db"),
     maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,
   });
   const metrics = options.metrics === false ? undefined : new HubMetrics(options.metrics);
@@ -295,6 +308,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         await push.stop();
         if (metricsServer) await new Promise((r) => metricsServer.close(r).closeAllConnections());
         store.close();
+        lock.release();
       })()),
   };
 }

@@ -16,7 +16,7 @@ export type {
   TaskStore,
   TaskView,
 } from "./task-store.js";
-export { SqliteTaskStore, type SqliteStoreOptions } from "./sqlite/index.js";
+export { DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
 export {
   MIGRATIONS as POSTGRES_MIGRATIONS,
   checkPostgresUrl,

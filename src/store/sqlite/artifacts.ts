@@ -1,15 +1,18 @@
 import type Database from "better-sqlite3";
-import { toBinary } from "@bufbuild/protobuf";
 import { ArtifactSchema, PartSchema, type Artifact } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { ArtifactChange } from "../task-store.js";
-import { artifactHead, decode } from "./row-codecs.js";
+import { decode } from "./row-codecs.js";
 
-/** An artifact change of one task, and where a new artifact goes among its others. */
+/** An artifact change of one task, encoded, and where a new artifact goes among its others. */
 export interface ArtifactWrite {
   readonly pk: number;
   readonly change: ArtifactChange;
-  /** Takes the next position among the task's artifacts; called only for a new artifact. */
-  readonly nextOrd: () => number;
+  /** The artifact without its parts, encoded. */
+  readonly head: Uint8Array;
+  /** Its parts, encoded, in order. */
+  readonly parts: readonly Uint8Array[];
+  /** Its position among the task's artifacts, if it is new: one past the last. */
+  readonly ord: number;
 }
 
 /**
@@ -25,18 +28,22 @@ export class TaskArtifacts {
   private readonly growStmt: Database.Statement<[number, number, number, string]>;
   private readonly deletePartsStmt: Database.Statement<[number, string]>;
   private readonly insertPartStmt: Database.Statement<[number, string, number, Uint8Array]>;
-  private readonly headsStmt: Database.Statement<[number], { artifact_id: string; head: Buffer }>;
-  private readonly partsStmt: Database.Statement<[number], { artifact_id: string; part: Buffer }>;
+  private readonly readStmt: Database.Statement<[{ pk: number }], { artifact_id: string; idx: number; ord: number; bytes: Buffer }>;
 
   constructor(db: Database.Database) {
     this.headStmt = db.prepare(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`);
-    this.insertStmt = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)`);
+    this.insertStmt = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)
+                                  ON CONFLICT (task_pk, artifact_id) DO NOTHING`);
     this.replaceStmt = db.prepare(`UPDATE artifacts SET head = ?, part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`);
     this.growStmt = db.prepare(`UPDATE artifacts SET part_count = part_count + ?, sealed = MAX(sealed, ?) WHERE task_pk = ? AND artifact_id = ?`);
     this.deletePartsStmt = db.prepare(`DELETE FROM artifact_parts WHERE task_pk = ? AND artifact_id = ?`);
     this.insertPartStmt = db.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, ?, ?, ?)`);
-    this.headsStmt = db.prepare(`SELECT artifact_id, head FROM artifacts WHERE task_pk = ? ORDER BY ord`);
-    this.partsStmt = db.prepare(`SELECT artifact_id, part FROM artifact_parts WHERE task_pk = ? ORDER BY artifact_id, idx`);
+    // One statement for heads and parts: both primary keys deliver (artifact_id, idx)
+    // order, so SQLite merges them without sorting, each head (idx -1) before its parts.
+    this.readStmt = db.prepare(`SELECT artifact_id, -1 AS idx, ord, head AS bytes FROM artifacts WHERE task_pk = @pk
+                                UNION ALL
+                                SELECT artifact_id, idx, 0, part FROM artifact_parts WHERE task_pk = @pk
+                                ORDER BY artifact_id, idx`);
   }
 
   /** Whether the artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
@@ -45,38 +52,49 @@ export class TaskArtifacts {
     return a ? a.sealed === 1 : undefined;
   }
 
-  /** Applies a change: a new artifact, a replacement (§4.2.2: append false) or appended parts. */
-  apply(write: ArtifactWrite): void {
-    const { pk, change } = write;
+  /** Applies a change: a new artifact, a replacement (§4.2.2: append false) or appended parts. True when the artifact is new. */
+  apply(write: ArtifactWrite): boolean {
+    const { pk, change, head, parts } = write;
     const { artifact, append, lastChunk } = change;
     const id = artifact.artifactId;
-    const existing = this.headStmt.get(pk, id);
     const sealed = lastChunk ? 1 : 0;
     let first = 0;
-    if (!existing) {
-      this.insertStmt.run(pk, id, write.nextOrd(), artifactHead(artifact), artifact.parts.length, sealed);
-    } else if (!append) {
-      // §4.2.2: append false replaces the artifact.
-      this.deletePartsStmt.run(pk, id);
-      this.replaceStmt.run(artifactHead(artifact), artifact.parts.length, sealed, pk, id);
+    let created: boolean;
+    if (!append) {
+      // A new artifact is the common case: one INSERT tells it from a replacement.
+      created = this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed).changes > 0;
+      if (!created) {
+        // §4.2.2: append false replaces the artifact.
+        this.deletePartsStmt.run(pk, id);
+        this.replaceStmt.run(head, parts.length, sealed, pk, id);
+      }
     } else {
-      first = existing.part_count;
-      this.growStmt.run(artifact.parts.length, sealed, pk, id);
+      const existing = this.headStmt.get(pk, id);
+      created = !existing;
+      if (existing) {
+        first = existing.part_count;
+        this.growStmt.run(parts.length, sealed, pk, id);
+      } else {
+        this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed);
+      }
     }
-    artifact.parts.forEach((part, i) => this.insertPartStmt.run(pk, id, first + i, toBinary(PartSchema, part)));
+    parts.forEach((part, i) => this.insertPartStmt.run(pk, id, first + i, part));
+    return created;
   }
 
   /** A task's artifacts in the order they first appeared, with their parts. */
   read(pk: number): Artifact[] {
-    const heads = this.headsStmt.all(pk);
-    if (heads.length === 0) return [];
-    const byId = new Map<string, Artifact>();
-    const out = heads.map((h) => {
-      const a = decode(ArtifactSchema, h.head);
-      byId.set(h.artifact_id, a);
-      return a;
-    });
-    for (const p of this.partsStmt.all(pk)) byId.get(p.artifact_id)?.parts.push(decode(PartSchema, p.part));
-    return out;
+    const artifacts: Array<{ ord: number; artifact: Artifact }> = [];
+    let current: { id: string; artifact: Artifact } | undefined;
+    for (const row of this.readStmt.all({ pk })) {
+      if (row.idx < 0) {
+        current = { id: row.artifact_id, artifact: decode(ArtifactSchema, row.bytes) };
+        artifacts.push({ ord: row.ord, artifact: current.artifact });
+      } else if (current?.id === row.artifact_id) {
+        current.artifact.parts.push(decode(PartSchema, row.bytes));
+      }
+    }
+    if (artifacts.length > 1) artifacts.sort((a, b) => a.ord - b.ord);
+    return artifacts.map((a) => a.artifact);
   }
 }

@@ -1,5 +1,4 @@
 import type Database from "better-sqlite3";
-import { toBinary } from "@bufbuild/protobuf";
 import { StreamResponseSchema, type StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { LoggedEvent } from "../task-store.js";
 import { decode } from "./row-codecs.js";
@@ -22,8 +21,9 @@ export class EventLog {
     this.atStmt = db.prepare(`SELECT event FROM events WHERE task_pk = ? AND seq = ?`);
   }
 
-  append(pk: number, seq: number, event: StreamResponse): void {
-    this.insertStmt.run(pk, seq, toBinary(StreamResponseSchema, event));
+  /** Stores an encoded StreamResponse as the task's event `seq`. */
+  append(pk: number, seq: number, event: Uint8Array): void {
+    this.insertStmt.run(pk, seq, event);
   }
 
   /** Events with seq > afterSeq in order; at most `limit` when given. */

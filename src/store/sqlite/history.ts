@@ -1,5 +1,4 @@
 import type Database from "better-sqlite3";
-import { toBinary } from "@bufbuild/protobuf";
 import { MessageSchema, type Message } from "../../../gen/a2a/v1/a2a_pb.js";
 import { decode } from "./row-codecs.js";
 
@@ -8,7 +7,8 @@ export interface HistoryEntry {
   readonly pk: number;
   /** Its index: the task's history_count before it. */
   readonly idx: number;
-  readonly message: Message;
+  /** The Message, encoded. */
+  readonly message: Uint8Array;
 }
 
 /**
@@ -35,7 +35,7 @@ export class TaskHistory {
 
   /** Stores a message at its index and drops what falls out of the bound. */
   add(entry: HistoryEntry): void {
-    this.insertStmt.run(entry.pk, entry.idx, toBinary(MessageSchema, entry.message));
+    this.insertStmt.run(entry.pk, entry.idx, entry.message);
     const dropThrough = entry.idx - this.maxMessages;
     if (dropThrough >= 0) this.trimStmt.run(entry.pk, dropThrough);
   }

@@ -1,3 +1,4 @@
 /** The default store: SQLite through better-sqlite3. */
 export { SqliteTaskStore, type SqliteStoreOptions } from "./sqlite-task-store.js";
 export { MIGRATIONS } from "./migrations.js";
+export { DataDirLockedError, lockDataDir, LOCK_FILE, type DataDirLock, type LockHolder } from "./data-dir-lock.js";

@@ -1,13 +1,13 @@
 import type Database from "better-sqlite3";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
+  MessageSchema,
   TaskSchema,
   TaskStatusSchema,
   type Message,
   type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
-  type TaskState,
   type TaskStatus,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import type {
@@ -29,6 +29,7 @@ import type {
 import { TaskArtifacts } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
+import { artifactRows, creationRows, statusRows } from "./event-rows.js";
 import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
 import { PushDeliveryLog } from "./push-delivery-log.js";
@@ -36,7 +37,8 @@ import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "./row-codecs.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
-import { TaskRows, type TaskRow } from "./task-rows.js";
+import { TaskRecords, type TaskRecord } from "./task-records.js";
+import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions extends ConnectionOptions {
@@ -48,12 +50,13 @@ export interface SqliteStoreOptions extends ConnectionOptions {
  * The default TaskStore: better-sqlite3 in WAL mode, composed of one part
  * per table family. Statements are prepared once; every write is one
  * transaction (a savepoint inside an open batch); an event, a message or
- * an artifact chunk is one new row plus one counter update on the task,
- * never a rewrite of the task.
+ * an artifact chunk is one new row, and the task row it changes is written
+ * once per transaction whatever number of changes it took (task-records.ts).
  */
 export class SqliteTaskStore implements TaskStore {
   private readonly db: Database.Database;
   private readonly rows: TaskRows;
+  private readonly records: TaskRecords;
   private readonly history: TaskHistory;
   private readonly artifacts: TaskArtifacts;
   private readonly events: EventLog;
@@ -68,14 +71,13 @@ export class SqliteTaskStore implements TaskStore {
   private touchCounter: number;
   /** better-sqlite3 transaction functions are meant to be made once: this one runs any body. */
   private readonly tx: Database.Transaction<(body: () => unknown) => unknown>;
-  /** (tenant, agent, id) → rowid: rows are never deleted, so an entry never goes stale. */
-  private readonly pks = new Map<string, number>();
 
   onOutbox?: () => void;
 
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
     this.rows = new TaskRows(this.db);
+    this.records = new TaskRecords(this.rows);
     this.history = new TaskHistory(this.db, options.maxHistoryMessages ?? Number.POSITIVE_INFINITY);
     this.artifacts = new TaskArtifacts(this.db);
     this.events = new EventLog(this.db);
@@ -85,42 +87,51 @@ export class SqliteTaskStore implements TaskStore {
       eventAt: (pk, seq) => this.events.at(pk, seq),
       taskAt: (pk) => {
         const r = this.rows.byPk(pk);
-        return r && this.load(r);
+        return r && this.load(sourceOf(r));
       },
     });
     this.deliveryLog = new PushDeliveryLog(this.db);
     this.tx = this.db.transaction((body: () => unknown) => body());
     this.list = new TaskList(this.db, {
-      load: (row, view) => this.load(row, view),
-      read: <T>(body: () => T) => this.tx.deferred(body) as T,
+      load: (row, view) => this.load(sourceOf(row), view),
+      read: <T>(body: () => T) => {
+        this.records.flush();
+        return this.tx.deferred(body) as T;
+      },
     });
     this.touchCounter = this.rows.maxTouch();
   }
 
-  /** The rowid of a task that must exist (writes only follow a successful lookup). */
-  private pkOf(scope: StoreScope, taskId: string): number {
-    const key = `${scope.tenant}\u0000${scope.agentId}\u0000${taskId}`;
-    let pk = this.pks.get(key);
-    if (pk === undefined) {
-      const r = this.rows.byKey(scope, taskId);
-      if (!r) throw new Error(`store: task ${taskId} not found in scope ${scope.tenant}/${scope.agentId}`);
-      pk = r.pk;
-      if (this.pks.size >= 100_000) this.pks.clear();
-      this.pks.set(key, pk);
-    }
-    return pk;
-  }
-
-  private logEvent(pk: number, seq: number, event: StreamResponse): void {
-    this.events.append(pk, seq, event);
+  /** Logs the task's next event; returns its seq (the record takes it once the whole write succeeded). */
+  private logEvent(r: TaskRecord, event: StreamResponse, bytes: Uint8Array): number {
+    const seq = r.lastSeq + 1;
+    this.events.append(r.pk, seq, bytes);
     // §3.5.3: one delivery per config, in the same transaction as the event.
-    this.outbox.enqueue(pk, seq, event);
+    if (r.mayPush) this.outbox.enqueue(r.pk, seq, event);
+    return seq;
   }
 
-  /** Runs a write transaction (a savepoint inside a batch) and announces queued deliveries once committed. */
+  /**
+   * Runs a write transaction and announces queued deliveries once committed.
+   * Inside a batch it is a savepoint and the task rows it changed are
+   * written at commitBatch; alone, it writes them before it commits.
+   */
   private write<T>(fn: () => T): T {
-    const result = this.tx.immediate(fn) as T;
-    if (!this.db.inTransaction) this.announcePush();
+    if (this.db.inTransaction) return this.tx.immediate(fn) as T;
+    let result: T;
+    try {
+      result = this.tx.immediate(() => {
+        const r = fn();
+        this.records.flush();
+        return r;
+      }) as T;
+    } catch (e) {
+      // Rolled back: records it changed, and deliveries it queued, are not stored.
+      this.records.forget();
+      this.outbox.forgetQueued();
+      throw e;
+    }
+    this.announcePush();
     return result;
   }
 
@@ -133,107 +144,123 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   commitBatch(): void {
-    if (this.db.inTransaction) this.db.exec("COMMIT");
+    if (this.db.inTransaction) {
+      this.records.flush();
+      this.db.exec("COMMIT");
+    }
     this.announcePush();
   }
 
   rollbackBatch(): void {
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.outbox.forgetQueued();
-    // Rows created in the batch are gone, and their rowids may be handed out again.
-    this.pks.clear();
-  }
-
-  private addHistory(pk: number, message: Message): void {
-    this.history.add({ pk, idx: this.rows.nextHistoryIndex(pk), message });
+    this.records.forget();
   }
 
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
     return this.write(() => {
-      const pk = this.rows.insert({
-        scope,
+      const pk = this.records.newPk();
+      const rows = creationRows(event, task.status, task.history);
+      rows.history.forEach((message, idx) => this.history.add({ pk, idx, message }));
+      // The creation event is the first of the log (seq 1). No push config
+      // can hang off a task created just now: it owes no webhook.
+      this.events.append(pk, 1, rows.event);
+      this.records.created({
+        pk,
+        tenant: scope.tenant,
+        agent: scope.agentId,
         id: task.id,
         contextId: task.contextId,
+        metadata: encodeMetadata(task.metadata),
+        createdMs: Date.now(),
         state: task.status.state,
-        status: toBinary(TaskStatusSchema, task.status),
+        status: rows.status,
         statusMs: statusMs(task.status),
         touch: ++this.touchCounter,
-        metadata: encodeMetadata(task.metadata),
+        lastSeq: 1,
+        historyCount: task.history.length,
+        artifactCount: 0,
+        mayPush: false,
       });
-      this.pks.set(`${scope.tenant}\u0000${scope.agentId}\u0000${task.id}`, pk);
-      for (const m of task.history) this.addHistory(pk, m);
-      const seq = this.rows.nextSeq(pk);
-      this.logEvent(pk, seq, event);
-      return seq;
+      return 1;
     });
   }
 
   getHead(scope: StoreScope, taskId: string): TaskHead | undefined {
-    const r = this.rows.byKey(scope, taskId);
-    return r && { id: r.id, contextId: r.context_id, state: r.state as TaskState, lastSeq: r.last_seq };
+    const r = this.records.find(scope, taskId);
+    return r && { id: r.id, contextId: r.contextId, state: r.state, lastSeq: r.lastSeq };
   }
 
-  private load(r: TaskRow, view: TaskView = {}): Task {
+  private load(r: TaskSource, view: TaskView = {}): Task {
     const task = create(TaskSchema, {
       id: r.id,
-      contextId: r.context_id,
+      contextId: r.contextId,
       status: decode(TaskStatusSchema, r.status),
       metadata: decodeMetadata(r.metadata),
     });
-    const history = this.history.read(r.pk, view.historyLength);
-    if (history) task.history = history;
-    if (view.includeArtifacts !== false) task.artifacts = this.artifacts.read(r.pk);
+    // The row's counters say when a child table has nothing to give.
+    if (r.historyCount > 0) {
+      const history = this.history.read(r.pk, view.historyLength);
+      if (history) task.history = history;
+    }
+    if (view.includeArtifacts !== false && r.artifactCount > 0) task.artifacts = this.artifacts.read(r.pk);
     return task;
   }
 
   getTask(scope: StoreScope, taskId: string, view?: TaskView): Task | undefined {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && this.load(r, view);
   }
 
   snapshot(scope: StoreScope, taskId: string, view?: TaskView): { task: Task; seq: number } | undefined {
-    // better-sqlite3 reads are synchronous: nothing can write between these two reads.
-    const r = this.rows.byKey(scope, taskId);
-    return r && { task: this.load(r, view), seq: r.last_seq };
+    // better-sqlite3 reads are synchronous: nothing can write between the record and the child tables.
+    const r = this.records.find(scope, taskId);
+    return r && { task: this.load(r, view), seq: r.lastSeq };
+  }
+
+  /** Stores an encoded message at the end of the history; returns the new history count (the record takes it). */
+  private addHistory(r: TaskRecord, message: Uint8Array): number {
+    this.history.add({ pk: r.pk, idx: r.historyCount, message });
+    return r.historyCount + 1;
   }
 
   appendHistory(scope: StoreScope, taskId: string, message: Message): void {
-    this.write(() => this.addHistory(this.pkOf(scope, taskId), message));
+    this.write(() => {
+      const r = this.records.get(scope, taskId);
+      this.records.apply(r, { historyCount: this.addHistory(r, toBinary(MessageSchema, message)) });
+    });
   }
 
   setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
     return this.write(() => {
-      const pk = this.pkOf(scope, taskId);
-      if (status.message) this.addHistory(pk, status.message);
-      const seq = this.rows.setStatus({
-        pk,
-        state: status.state,
-        status: toBinary(TaskStatusSchema, status),
-        statusMs: statusMs(status),
-        touch: ++this.touchCounter,
-      });
-      this.logEvent(pk, seq, event);
-      return seq;
+      const r = this.records.get(scope, taskId);
+      const rows = statusRows(event, status);
+      const historyCount = rows.message ? this.addHistory(r, rows.message) : r.historyCount;
+      const lastSeq = this.logEvent(r, event, rows.event);
+      const values = { state: status.state, bytes: rows.status, statusMs: statusMs(status), touch: ++this.touchCounter };
+      this.records.apply(r, { status: values, lastSeq, historyCount });
+      return lastSeq;
     });
   }
 
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && this.artifacts.sealed(r.pk, artifactId);
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
     return this.write(() => {
-      const pk = this.pkOf(scope, taskId);
-      this.artifacts.apply({ pk, change, nextOrd: () => this.rows.nextArtifactOrd(pk) });
-      const seq = this.rows.nextSeq(pk);
-      this.logEvent(pk, seq, event);
-      return seq;
+      const r = this.records.get(scope, taskId);
+      const rows = artifactRows(event, change.artifact);
+      const created = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts });
+      const lastSeq = this.logEvent(r, event, rows.event);
+      this.records.apply(r, { lastSeq, artifactCount: created ? r.artifactCount + 1 : r.artifactCount });
+      return lastSeq;
     });
   }
 
   eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[] {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r ? this.events.after(r.pk, afterSeq, limit) : [];
   }
 
@@ -250,6 +277,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }> {
+    this.records.flush();
     return this.rows.inFlight().map((r) => ({
       scope: { tenant: r.tenant, agentId: r.agent },
       taskId: r.id,
@@ -258,26 +286,28 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version = "1.0"): void {
-    this.pushConfigs.put({ pk: this.pkOf(scope, config.taskId), config, version });
+    const r = this.records.get(scope, config.taskId);
+    this.pushConfigs.put({ pk: r.pk, config, version });
+    r.mayPush = true;
   }
 
   getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r && this.pushConfigs.get(r.pk, id);
   }
 
   listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[] {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r ? this.pushConfigs.list(r.pk) : [];
   }
 
   countPushConfigs(scope: StoreScope, taskId: string): number {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     return r ? this.pushConfigs.count(r.pk) : 0;
   }
 
   deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean {
-    const r = this.rows.byKey(scope, taskId);
+    const r = this.records.find(scope, taskId);
     if (!r) return false;
     // Deleting a config stops its future deliveries and leaves no rows behind.
     return this.write(() => {
@@ -288,6 +318,8 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   dueDeliveries(nowMs: number, limit: number): PushDelivery[] {
+    // Deliveries name their task through its row.
+    this.records.flush();
     return this.outbox.due(nowMs, limit);
   }
 

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope, TaskPage, TaskQuery, TaskView } from "../task-store.js";
 import { expectRow } from "./row-codecs.js";
-import type { TaskRow } from "./task-rows.js";
+import { TASK_COLUMNS, type TaskRow } from "./task-rows.js";
 
 /** The named parameters of a ListTasks query; only those its filters use are bound. */
 interface ListParams {
@@ -24,7 +24,7 @@ interface ListStatements {
 /** How ListTasks reads: rows into tasks, inside one read transaction. */
 export interface ListSources {
   readonly load: (row: TaskRow, view: TaskView) => Task;
-  /** Runs the page and the count in one read transaction, so they agree. */
+  /** Runs the page and the count in one read transaction, so they agree, with every task row written first. */
   readonly read: <T>(body: () => T) => T;
 }
 
@@ -53,7 +53,7 @@ export class TaskList {
       const cursor = q.after !== undefined ? " AND (status_ms < @afterMs OR (status_ms = @afterMs AND touch < @afterTouch))" : "";
       stmts = {
         page: this.db.prepare(
-          `SELECT pk, id, context_id, state, status, metadata, last_seq, status_ms, touch FROM tasks
+          `SELECT ${TASK_COLUMNS} FROM tasks
            WHERE ${filter}${cursor} ORDER BY status_ms DESC, touch DESC LIMIT @limit`,
         ),
         // Without a context or time filter the trigger-kept counters answer in O(states).

@@ -1,0 +1,200 @@
+import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { StoreScope } from "../task-store.js";
+import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
+
+/** What a record holds that the table does not have yet. */
+export const enum Pending {
+  None = 0,
+  Counters = 1,
+  /** The status columns too (state, status, status_ms, touch): three indexes and the state counters move. */
+  Status = 2,
+  /** The whole row: the task was created in this transaction. */
+  Row = 3,
+}
+
+/** A task row as the store holds it: the values as they stand in the open transaction (createdMs is used only by a row still to insert). */
+export interface TaskRecord extends NewTaskRow {
+  state: TaskState;
+  status: Uint8Array;
+  statusMs: number;
+  touch: number;
+  lastSeq: number;
+  historyCount: number;
+  artifactCount: number;
+  /** False only when the task is known to have no push config: its events then owe no webhook. */
+  mayPush: boolean;
+  pending: Pending;
+}
+
+/** A new status of a task, encoded, with its place in ListTasks' order. */
+export interface StatusValues {
+  readonly state: TaskState;
+  readonly bytes: Uint8Array;
+  readonly statusMs: number;
+  readonly touch: number;
+}
+
+/** What one write changed in a task row. */
+export interface RecordChange {
+  readonly status?: StatusValues;
+  readonly lastSeq?: number;
+  readonly historyCount?: number;
+  readonly artifactCount?: number;
+}
+
+/** How many task rows are held, and how many bytes of status and metadata at most. */
+export interface RecordLimits {
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+}
+
+const DEFAULT_LIMITS: RecordLimits = { maxRecords: 10_000, maxBytes: 16 * 1024 * 1024 };
+
+function keyOf(tenant: string, agent: string, id: string): string {
+  return `${tenant}\u0000${agent}\u0000${id}`;
+}
+
+function sizeOf(r: TaskRecord): number {
+  return r.status.length + (r.metadata?.length ?? 0);
+}
+
+/**
+ * The task rows of recently used tasks, held in memory. A SendMessage
+ * writes its task's row four times in one turn (created, WORKING, an
+ * artifact, COMPLETED) and then reads it back twice; each change used to be
+ * an INSERT or an UPDATE that moved three index entries and fired the
+ * state-count trigger, and each read a SELECT. Here a change only changes
+ * the record; `flush` writes every changed row once (a task created in the
+ * transaction is inserted as it ends up), in the same transaction as the
+ * events and children that were written at once (so a crash never sees one
+ * without the other), and reads are answered from the record.
+ *
+ * Sound because this connection is the database's only writer (the touch
+ * counter already relies on it; rowids of new tasks are given here; a hub
+ * holds its data directory's lock, data-dir-lock.ts, before it opens it) and
+ * because the records are dropped whenever a transaction rolls back. A
+ * record changes only after every statement of its write succeeded, so a
+ * write that fails inside a batch (its savepoint rolled back) leaves the
+ * record as it was. One failure moves: a task id already taken in its
+ * scope is refused when the row is inserted, at the end of the transaction,
+ * which then rolls back whole; ids of new tasks are server-made UUIDs, so
+ * that is a bug, not a client's doing.
+ */
+export class TaskRecords {
+  /** Least recently used first. */
+  private readonly byKey = new Map<string, TaskRecord>();
+  private readonly dirty = new Set<TaskRecord>();
+  private bytes = 0;
+  /** The rowid the next new task gets; read from the table when unknown. */
+  private nextPk: number | undefined;
+
+  constructor(
+    private readonly rows: TaskRows,
+    private readonly limits: RecordLimits = DEFAULT_LIMITS,
+  ) {}
+
+  /** The record of a task, read from the table on first use; undefined when no such task exists. */
+  find(scope: StoreScope, taskId: string): TaskRecord | undefined {
+    const key = keyOf(scope.tenant, scope.agentId, taskId);
+    const held = this.byKey.get(key);
+    if (held) {
+      this.byKey.delete(key);
+      this.byKey.set(key, held);
+      return held;
+    }
+    const row = this.rows.byKey(scope, taskId);
+    return row && this.hold(key, fromRow(row));
+  }
+
+  /** The record of a task that must exist (writes only follow a successful lookup). */
+  get(scope: StoreScope, taskId: string): TaskRecord {
+    const r = this.find(scope, taskId);
+    if (!r) throw new Error(`store: task ${taskId} not found in scope ${scope.tenant}/${scope.agentId}`);
+    return r;
+  }
+
+  /** The rowid of a new task: its children are written under it before its row is. */
+  newPk(): number {
+    this.nextPk ??= this.rows.maxPk() + 1;
+    return this.nextPk++;
+  }
+
+  /** Holds the record of a new task; its row is inserted by `flush`. */
+  created(row: Omit<TaskRecord, "pending">): void {
+    const record: TaskRecord = { ...row, pending: Pending.Row };
+    this.hold(keyOf(row.tenant, row.agent, row.id), record);
+    this.dirty.add(record);
+  }
+
+  /** Applies a write's changes to its record, once every statement of the write succeeded; `flush` writes them. */
+  apply(record: TaskRecord, change: RecordChange): void {
+    let pending = Pending.Counters;
+    if (change.status) {
+      this.bytes += change.status.bytes.length - record.status.length;
+      record.state = change.status.state;
+      record.status = change.status.bytes;
+      record.statusMs = change.status.statusMs;
+      record.touch = change.status.touch;
+      pending = Pending.Status;
+    }
+    if (change.lastSeq !== undefined) record.lastSeq = change.lastSeq;
+    if (change.historyCount !== undefined) record.historyCount = change.historyCount;
+    if (change.artifactCount !== undefined) record.artifactCount = change.artifactCount;
+    if (pending > record.pending) record.pending = pending;
+    this.dirty.add(record);
+  }
+
+  /** Writes every changed row, each once; call inside the transaction that made the changes. */
+  flush(): void {
+    if (this.dirty.size === 0) return;
+    for (const r of this.dirty) {
+      if (r.pending === Pending.Row) this.rows.insert(r);
+      else this.rows.update(r.pk, r, r.pending === Pending.Status);
+      r.pending = Pending.None;
+    }
+    this.dirty.clear();
+    this.trim();
+  }
+
+  /** The transaction rolled back: no record can be trusted, and rowids may be handed out again. */
+  forget(): void {
+    this.byKey.clear();
+    this.dirty.clear();
+    this.bytes = 0;
+    this.nextPk = undefined;
+  }
+
+  private hold(key: string, record: TaskRecord): TaskRecord {
+    const before = this.byKey.get(key);
+    if (before) this.bytes -= sizeOf(before);
+    this.byKey.set(key, record);
+    this.bytes += sizeOf(record);
+    this.trim();
+    return record;
+  }
+
+  /** Drops the least recently used records beyond the limits; a record not yet written stays until it is. */
+  private trim(): void {
+    for (const [key, r] of this.byKey) {
+      if (this.byKey.size <= this.limits.maxRecords && this.bytes <= this.limits.maxBytes) return;
+      if (r.pending !== Pending.None) return;
+      this.byKey.delete(key);
+      this.bytes -= sizeOf(r);
+    }
+  }
+}
+
+function fromRow(row: FullTaskRow): TaskRecord {
+  return {
+    ...sourceOf(row),
+    tenant: row.tenant,
+    agent: row.agent,
+    createdMs: 0,
+    state: row.state as TaskState,
+    statusMs: row.status_ms,
+    touch: row.touch,
+    lastSeq: row.last_seq,
+    mayPush: row.has_push === 1,
+    pending: Pending.None,
+  };
+}

@@ -1,0 +1,297 @@
+import Database from "better-sqlite3";
+import { create, equals } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ArtifactSchema,
+  MessageSchema,
+  Role,
+  StreamResponseSchema,
+  TaskSchema,
+  TaskState,
+  TaskPushNotificationConfigSchema,
+  TaskStatusSchema,
+  type Message,
+} from "../gen/a2a/v1/a2a_pb.js";
+import { SqliteTaskStore, type StoreScope } from "../src/store/index.js";
+
+/**
+ * The SQLite store holds the task rows it writes and writes each once per
+ * transaction (src/store/sqlite/task-records.ts). These tests check what
+ * reaches the file, through a second connection, as a restart would find it.
+ */
+
+const scope: StoreScope = { tenant: "t", agentId: "echo" };
+let dir: string;
+let file: string;
+let store: SqliteTaskStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "a2a-hub-store-"));
+  file = join(dir, "a2a-hub.db");
+  store = new SqliteTaskStore({ filename: file });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function message(taskId: string, text: string, role = Role.USER): Message {
+  return create(MessageSchema, { messageId: `${taskId}-${text}`, role, taskId, contextId: "ctx", parts: [{ content: { case: "text", value: text } }] });
+}
+
+function createTask(id: string): number {
+  const status = create(TaskStatusSchema, { state: TaskState.SUBMITTED, timestamp: timestampFromMs(Date.now()) });
+  const history = [message(id, "hello")];
+  const task = create(TaskSchema, { id, contextId: "ctx", status, history });
+  return store.createTask(scope, { id, contextId: "ctx", status, history }, create(StreamResponseSchema, { payload: { case: "task", value: task } }));
+}
+
+function setStatus(id: string, state: TaskState, text?: string): number {
+  const status = create(TaskStatusSchema, { state, timestamp: timestampFromMs(Date.now()), message: text ? message(id, text, Role.AGENT) : undefined });
+  return store.setStatus(scope, id, status, create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status } } }));
+}
+
+function addArtifact(id: string, artifactId: string, text: string, append = false): number {
+  const artifact = create(ArtifactSchema, { artifactId, parts: [{ content: { case: "text", value: text } }] });
+  return store.changeArtifact(scope, id, { artifact, append, lastChunk: false }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact, append } } }));
+}
+
+interface StoredRow {
+  state: number;
+  last_seq: number;
+  history_count: number;
+  artifact_count: number;
+  events: number;
+  history: number;
+}
+
+/** What the file holds for a task, read by another connection (committed data only). */
+function stored(id: string): StoredRow | undefined {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db
+      .prepare<[string], StoredRow>(
+        `SELECT state, last_seq, history_count, artifact_count,
+                (SELECT COUNT(*) FROM events e WHERE e.task_pk = t.pk) AS events,
+                (SELECT COUNT(*) FROM history h WHERE h.task_pk = t.pk) AS history
+         FROM tasks t WHERE id = ?`,
+      )
+      .get(id);
+  } finally {
+    db.close();
+  }
+}
+
+function counts(): Record<number, number> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare<[], { state: number; n: number }>(`SELECT state, n FROM task_counts WHERE n > 0`).all();
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  } finally {
+    db.close();
+  }
+}
+
+describe("SQLite store: task rows", () => {
+  it("a task created and changed in one batch is stored as it ends up, readable inside the batch and after a reopen", () => {
+    store.beginBatch();
+    expect(createTask("a")).toBe(1);
+    expect(setStatus("a", TaskState.WORKING)).toBe(2);
+    expect(addArtifact("a", "out", "one")).toBe(3);
+    expect(addArtifact("a", "out", "two", true)).toBe(4);
+    store.appendHistory(scope, "a", message("a", "more"));
+    expect(setStatus("a", TaskState.COMPLETED, "done")).toBe(5);
+    // Reads inside the batch see its writes, ListTasks and recovery included.
+    expect(store.getHead(scope, "a")).toEqual({ id: "a", contextId: "ctx", state: TaskState.COMPLETED, lastSeq: 5 });
+    const page = store.listTasks(scope, { limit: 10 });
+    expect(page.total).toBe(1);
+    expect(page.tasks[0]?.status?.state).toBe(TaskState.COMPLETED);
+    expect(store.inFlight()).toEqual([]);
+    expect(stored("a")).toBeUndefined();
+    store.commitBatch();
+
+    expect(stored("a")).toEqual({ state: TaskState.COMPLETED, last_seq: 5, history_count: 3, artifact_count: 1, events: 5, history: 3 });
+    // The state counters saw one task, COMPLETED, never a SUBMITTED one left behind.
+    expect(counts()).toEqual({ [TaskState.COMPLETED]: 1 });
+    const before = store.snapshot(scope, "a");
+    expect(before?.seq).toBe(5);
+    expect(before?.task.history.map((m) => m.parts[0]?.content.value)).toEqual(["hello", "more", "done"]);
+    expect(before?.task.artifacts.map((a) => a.parts.map((p) => p.content.value))).toEqual([["one", "two"]]);
+
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    expect(store.snapshot(scope, "a")).toEqual(before);
+    // Counters continue from what was stored.
+    expect(setStatus("a", TaskState.COMPLETED)).toBe(6);
+  });
+
+  it("a status change of a stored task is one row update, and changes outside a batch are stored at once", () => {
+    createTask("b");
+    expect(stored("b")).toMatchObject({ state: TaskState.SUBMITTED, last_seq: 1, history_count: 1, events: 1 });
+    setStatus("b", TaskState.WORKING);
+    expect(stored("b")).toMatchObject({ state: TaskState.WORKING, last_seq: 2, events: 2 });
+    store.beginBatch();
+    setStatus("b", TaskState.INPUT_REQUIRED, "which one?");
+    store.appendHistory(scope, "b", message("b", "this one"));
+    setStatus("b", TaskState.WORKING);
+    store.commitBatch();
+    expect(stored("b")).toEqual({ state: TaskState.WORKING, last_seq: 4, history_count: 3, artifact_count: 0, events: 4, history: 3 });
+    expect(counts()).toEqual({ [TaskState.WORKING]: 1 });
+  });
+
+  it("artifacts read back in the order they first appeared, each with its parts in order", () => {
+    createTask("arts");
+    addArtifact("arts", "zeta", "z1");
+    addArtifact("arts", "alpha", "a1");
+    addArtifact("arts", "zeta", "z2", true);
+    addArtifact("arts", "mid", "m1");
+    addArtifact("arts", "alpha", "a-new");
+    addArtifact("arts", "alpha", "a2", true);
+    const artifacts = store.getTask(scope, "arts")?.artifacts.map((a) => [a.artifactId, ...a.parts.map((p) => p.content.value)]);
+    expect(artifacts).toEqual([
+      ["zeta", "z1", "z2"],
+      ["alpha", "a-new", "a2"],
+      ["mid", "m1"],
+    ]);
+    expect(stored("arts")).toMatchObject({ artifact_count: 3, last_seq: 7 });
+  });
+
+  it("what is stored beside each event (status, history, artifact head and parts) reads back as the messages given, sliced or not", () => {
+    const meta = { source: "test", nested: { n: 1, list: [true, null, "x"] } };
+    const rich = (id: string, text: string): Message =>
+      create(MessageSchema, {
+        messageId: `${id}-${text}`,
+        role: Role.AGENT,
+        taskId: id,
+        contextId: "ctx",
+        parts: [
+          { content: { case: "text", value: text }, mediaType: "text/plain", metadata: meta },
+          { content: { case: "raw", value: new Uint8Array([0, 1, 2, 255]) }, filename: "b.bin" },
+          { content: { case: "url", value: "https://example.com/f" } },
+          { content: { case: "data", value: { kind: { case: "structValue", value: { fields: {} } } } } },
+        ],
+        metadata: meta,
+        extensions: ["https://example.com/ext"],
+        referenceTaskIds: ["other"],
+      });
+    const id = "rich";
+    const first = [rich(id, "one"), rich(id, "two")];
+    const status = create(TaskStatusSchema, { state: TaskState.SUBMITTED, timestamp: timestampFromMs(1_700_000_000_123) });
+    const created = create(StreamResponseSchema, { payload: { case: "task", value: create(TaskSchema, { id, contextId: "ctx", status, history: first, metadata: meta }) } });
+    store.createTask(scope, { id, contextId: "ctx", status, history: first, metadata: meta }, created);
+    // One status carried by its event (sliced), one whose event carries a copy (encoded on its own).
+    const asking = create(TaskStatusSchema, { state: TaskState.INPUT_REQUIRED, message: rich(id, "which?"), timestamp: timestampFromMs(1_700_000_000_456) });
+    const asked = create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status: asking, metadata: meta } } });
+    store.setStatus(scope, id, asking, asked);
+    const working = create(TaskStatusSchema, { state: TaskState.WORKING, message: rich(id, "on it") });
+    const copied = create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status: create(TaskStatusSchema, working) } } });
+    store.setStatus(scope, id, working, copied);
+    const artifact = create(ArtifactSchema, { artifactId: "out", name: "Out", description: "d", parts: rich(id, "p").parts, metadata: meta, extensions: ["e"] });
+    const artifactEvent = create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact, lastChunk: true, metadata: meta } } });
+    store.changeArtifact(scope, id, { artifact, append: false, lastChunk: true }, artifactEvent);
+    const more = create(ArtifactSchema, { artifactId: "out", parts: [{ content: { case: "text", value: "tail" } }] });
+    store.changeArtifact(scope, id, { artifact: more, append: true, lastChunk: false }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact: create(ArtifactSchema, more), append: true } } }));
+
+    const expected = create(TaskSchema, {
+      id,
+      contextId: "ctx",
+      status: working,
+      history: [...first, asking.message!, working.message!],
+      artifacts: [{ ...artifact, parts: [...artifact.parts, ...more.parts] }],
+      metadata: meta,
+    });
+    // Compared as protobuf values: bytes fields read back as Buffers.
+    const readsBack = () => equals(TaskSchema, store.getTask(scope, id)!, expected);
+    expect(readsBack()).toBe(true);
+    const events = store.eventsAfter(scope, id, 0).map((e) => e.event);
+    expect(events.slice(0, 4).map((e, i) => equals(StreamResponseSchema, e, [created, asked, copied, artifactEvent][i]!))).toEqual([true, true, true, true]);
+    expect(store.artifactSealed(scope, id, "out")).toBe(true);
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    expect(readsBack()).toBe(true);
+  });
+
+  it("a rolled-back batch is forgotten: its tasks are gone and the stored ones read as stored", () => {
+    createTask("kept");
+    store.beginBatch();
+    createTask("gone");
+    setStatus("kept", TaskState.WORKING);
+    expect(store.getHead(scope, "gone")?.lastSeq).toBe(1);
+    store.rollbackBatch();
+    expect(store.getHead(scope, "gone")).toBeUndefined();
+    expect(store.getHead(scope, "kept")).toEqual({ id: "kept", contextId: "ctx", state: TaskState.SUBMITTED, lastSeq: 1 });
+    // The rowid the forgotten task had goes to the next one, with nothing of the old one under it.
+    store.beginBatch();
+    createTask("next");
+    store.commitBatch();
+    expect(stored("next")).toEqual({ state: TaskState.SUBMITTED, last_seq: 1, history_count: 1, artifact_count: 0, events: 1, history: 1 });
+    expect(store.getTask(scope, "next")?.artifacts).toEqual([]);
+  });
+
+  it("a write that fails halfway inside a batch leaves its task as it was, and the batch keeps the rest", () => {
+    createTask("c");
+    // Another connection makes the log refuse seq 3: the status message is stored, then its event fails.
+    const admin = new Database(file);
+    admin.exec(`CREATE TRIGGER refuse_seq_3 BEFORE INSERT ON events WHEN NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    try {
+      store.beginBatch();
+      setStatus("c", TaskState.WORKING);
+      expect(() => setStatus("c", TaskState.INPUT_REQUIRED, "lost")).toThrow(/refused/);
+      expect(store.getHead(scope, "c")).toEqual({ id: "c", contextId: "ctx", state: TaskState.WORKING, lastSeq: 2 });
+      expect(store.getTask(scope, "c")?.history).toHaveLength(1);
+      store.commitBatch();
+      expect(stored("c")).toEqual({ state: TaskState.WORKING, last_seq: 2, history_count: 1, artifact_count: 0, events: 2, history: 1 });
+    } finally {
+      admin.exec(`DROP TRIGGER refuse_seq_3`);
+      admin.close();
+    }
+    expect(setStatus("c", TaskState.INPUT_REQUIRED, "kept")).toBe(3);
+    expect(store.getTask(scope, "c")?.history.map((m) => m.parts[0]?.content.value)).toEqual(["hello", "kept"]);
+  });
+
+  it("a task id taken in its scope fails the batch's commit, and the batch rolls back whole", () => {
+    createTask("dup");
+    store.beginBatch();
+    createTask("other");
+    setStatus("dup", TaskState.WORKING);
+    createTask("dup");
+    expect(() => store.commitBatch()).toThrow(/UNIQUE/);
+    store.rollbackBatch();
+    expect(store.getHead(scope, "other")).toBeUndefined();
+    expect(stored("dup")).toMatchObject({ state: TaskState.SUBMITTED, last_seq: 1, events: 1 });
+  });
+
+  it("events owe webhooks only to tasks with a push config, also after a reopen", () => {
+    createTask("quiet");
+    createTask("pushed");
+    store.putPushConfig(scope, create(TaskPushNotificationConfigSchema, { id: "hook", taskId: "pushed", url: "https://example.com/hook" }));
+    setStatus("quiet", TaskState.WORKING);
+    setStatus("pushed", TaskState.WORKING);
+    expect(store.outboxStats(Date.now()).pending).toBe(1);
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    setStatus("quiet", TaskState.COMPLETED);
+    setStatus("pushed", TaskState.COMPLETED);
+    // The terminal event, and the final Task after it.
+    expect(store.outboxStats(Date.now()).pending).toBe(3);
+    expect(store.dueDeliveries(Date.now(), 10).map((d) => d.taskId)).toEqual(["pushed"]);
+  });
+
+  it("holds a bounded number of rows: a task read back after many others is read from the table", () => {
+    const n = 10_050;
+    for (let from = 0; from < n; from += 1_000) {
+      store.beginBatch();
+      for (let i = from; i < Math.min(n, from + 1_000); i++) createTask(`many-${i}`);
+      store.commitBatch();
+    }
+    setStatus("many-0", TaskState.WORKING);
+    expect(store.getHead(scope, "many-0")).toEqual({ id: "many-0", contextId: "ctx", state: TaskState.WORKING, lastSeq: 2 });
+    expect(store.getHead(scope, `many-${n - 1}`)?.lastSeq).toBe(1);
+    expect(store.listTasks(scope, { limit: 1 }).total).toBe(n);
+    expect(stored("many-0")).toMatchObject({ state: TaskState.WORKING, last_seq: 2, events: 2 });
+  });
+});
