@@ -12,7 +12,7 @@ import { AgentCard as SdkAgentCard, generateAgentCardSignature, verifyAgentCardS
 import { AgentCardSchema, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { A2AClient, CardSignatureError, cardVerifier } from "../src/client/index.js";
-import { buildConfig, ConfigError, DEFAULT_JWKS_PATH, hubOptionsFromConfig, readConfigFile } from "../src/server/index.js";
+import { buildConfig, ConfigError, DEFAULT_JWKS_PATH, hubOptionsFromConfig, readConfigFile, type HubOptions } from "../src/server/index.js";
 import { post, rpc } from "./helpers/jsonrpc-requests.js";
 import { rest } from "./helpers/rest.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
@@ -51,6 +51,13 @@ function writeConfig(name: string, cards: string): string {
   return file;
 }
 
+
+/** A config file's hub options, on a data directory of the test's own (the file's default, ./data, would be the repository's, and one directory serves one hub). */
+function optionsFrom(file: string): HubOptions {
+  const { dataDir: _dataDir, ...options } = hubOptionsFromConfig(buildConfig(readConfigFile(file), {}));
+  return options;
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "a2a-hub-signing-"));
   // Rotation: an ES256 key as PKCS#8 PEM and an EdDSA (Ed25519) key as a private JWK, both listed.
@@ -62,7 +69,7 @@ beforeAll(async () => {
     "hub.yaml",
     `  signing:\n    - { key: ${join(dir, "es256.pem")}, kid: key-2026-11, alg: ES256 }\n    - { key: ${join(dir, "ed25519.jwk")}, kid: key-2026-12, alg: EdDSA }\n  jwksPath: /keys/jwks.json\n`,
   );
-  const options = hubOptionsFromConfig(buildConfig(readConfigFile(file), {}));
+  const options = optionsFrom(file);
   const card = echoCard();
   card.capabilities!.extendedAgentCard = true;
   const extendedCard = create(AgentCardSchema, { ...card, name: "echo, extended", description: "the card for known callers" });
@@ -166,7 +173,7 @@ describe("cards.signing: the hub signs every card it serves (§8.4)", () => {
 describe("cards: { signing: { key, kid, alg } }: one key, as the issue writes it", () => {
   it("signs with that key and serves its JWKS at the default /.well-known/jwks.json", async () => {
     const file = writeConfig("one-key.yaml", `  signing: { key: ${join(dir, "ed25519.jwk")}, kid: only, alg: EdDSA }\n`);
-    const one = await startTestHub({ ...hubOptionsFromConfig(buildConfig(readConfigFile(file), {})), agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard() }] });
+    const one = await startTestHub({ ...optionsFrom(file), agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard() }] });
     try {
       const keys = (await (await fetch(new URL(DEFAULT_JWKS_PATH, one.url))).json()) as { keys: JWK[] };
       expect(keys.keys.map((k) => [k.kid, k.alg, k.crv])).toEqual([["only", "EdDSA", "Ed25519"]]);
