@@ -21,7 +21,7 @@ export interface DirectRouteOptions {
 export function directContext(
   req: HttpRequest,
   method: DescMethod,
-  protocolName: "grpc" | "connect",
+  protocolName: "grpc" | "grpc-web" | "connect",
   timeoutMs: number | undefined,
   requestSignal: AbortSignal,
 ): { ctx: ReturnType<typeof createHandlerContext>; values: ContextValues } {

@@ -1,17 +1,17 @@
 import type { HttpRequest, HttpResponse } from "../http/index.js";
 import { answerConnectUnary, connectUnaryRoutes, isDirectConnectUnary } from "./connect-unary-route.js";
 import type { DirectRouteOptions } from "./direct-context.js";
-import { GrpcCall, isDirectGrpc } from "./grpc-call.js";
+import { directGrpcProtocol, GrpcCall } from "./grpc-call.js";
 import { answerStream, STREAM_ROUTES, type StreamRoute } from "./grpc-stream-route.js";
 import { answerUnary, UNARY_ROUTES, type UnaryRoute } from "./grpc-unary-route.js";
 
 const GRPC_ROUTES = new Map<string, UnaryRoute | StreamRoute>([...UNARY_ROUTES, ...STREAM_ROUTES]);
 
 /**
- * Answers plain gRPC (protobuf codec, HTTP/2, uncompressed) and Connect
+ * Answers gRPC and gRPC-Web (protobuf codec, uncompressed) and Connect
  * unary POSTs (JSON or binary, uncompressed) on direct paths, and hands
- * every other request to `next` (connect-node): gRPC-Web, Connect
- * streaming and GET, compressed bodies. The service is the one
+ * every other request to `next` (connect-node): gRPC-Web text and JSON,
+ * Connect streaming and GET, compressed bodies. The service is the one
  * implementation either way; the direct paths only skip connect-node's
  * per-call machinery, because gRPC and Connect must never be this hub's
  * slow bindings.
@@ -25,9 +25,10 @@ export function serveDirect<Req extends HttpRequest, Res extends HttpResponse>(o
   const connectRoutes = connectUnaryRoutes(UNARY_ROUTES, options.readMaxBytes);
   return (req, res) => {
     const path = req.url ?? "";
-    const grpc = isDirectGrpc(req) ? GRPC_ROUTES.get(path) : undefined;
+    const protocol = directGrpcProtocol(req);
+    const grpc = protocol ? GRPC_ROUTES.get(path) : undefined;
     if (grpc) {
-      const call = new GrpcCall(options, req, res);
+      const call = new GrpcCall(options, req, res, protocol === "grpc-web");
       const answered = grpc.kind === "unary" ? answerUnary(options.service, grpc, call, options.logger) : answerStream(options.service, grpc, call, options.logger);
       return void answered.catch((e: unknown) => call.abandon(e));
     }

@@ -4,10 +4,14 @@ import { Code, ConnectError, type createHandlerContext, type HandlerContext } fr
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
 import { directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
-import { readOneMessage } from "./grpc-envelope.js";
+import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 
-/** The content types of gRPC with the protobuf codec (gRPC over HTTP/2 §Requests). */
+/** The content types of gRPC and gRPC-Web with the protobuf codec (gRPC over HTTP/2 §Requests; gRPC-Web protocol). */
 const GRPC_PROTO = new Set(["application/grpc", "application/grpc+proto"]);
+const GRPC_WEB_PROTO = new Set(["application/grpc-web", "application/grpc-web+proto"]);
+
+/** gRPC-Web: the flag of the frame that carries the trailers in the body. */
+const TRAILER_FLAG = 0x80;
 
 /** Why the request signal is aborted when the client resets the stream: a reason of our own, not a DOMException per call. */
 const CLIENT_GONE = new ConnectError("the client went away", Code.Canceled);
@@ -15,22 +19,25 @@ const CLIENT_GONE = new ConnectError("the client went away", Code.Canceled);
 const FINISHED = new ConnectError("the call finished", Code.Canceled);
 
 /**
- * Whether a request is plain gRPC with the protobuf codec over HTTP/2 and an
- * uncompressed body (gRPC over HTTP/2 §Requests: grpc-encoding): the only
- * requests the direct path answers; gRPC-Web, Connect, the JSON codec and
- * compressed requests stay with connect-node.
+ * Which protocol a request speaks, if the direct path answers it: gRPC over
+ * HTTP/2 or gRPC-Web over either version, with the protobuf codec and an
+ * uncompressed body (grpc-encoding). gRPC-Web's text form, the JSON codec,
+ * compressed requests and Connect streams stay with connect-node.
  */
-export function isDirectGrpc(req: HttpRequest): boolean {
-  if (req.httpVersionMajor < 2 || req.method !== "POST") return false;
-  if (!GRPC_PROTO.has(String(req.headers["content-type"]).toLowerCase())) return false;
+export function directGrpcProtocol(req: HttpRequest): "grpc" | "grpc-web" | undefined {
+  if (req.method !== "POST") return undefined;
   const encoding = req.headers["grpc-encoding"];
-  return encoding === undefined || encoding === "identity";
+  if (encoding !== undefined && encoding !== "identity") return undefined;
+  const type = String(req.headers["content-type"]).toLowerCase();
+  if (GRPC_PROTO.has(type)) return req.httpVersionMajor >= 2 ? "grpc" : undefined;
+  return GRPC_WEB_PROTO.has(type) ? "grpc-web" : undefined;
 }
 
 /** One gRPC call answered on the direct path, from its metadata to its trailers. */
 export class GrpcCall {
   /** Response headers: those connect-node sends for the same call. */
-  readonly headers: Record<string, string> = { "content-type": "application/grpc+proto" };
+  readonly headers: Record<string, string>;
+  /** HTTP/2 for gRPC; gRPC-Web also comes over HTTP/1.1, whose response writes the same way. */
   readonly res: http2.Http2ServerResponse;
   private readonly gone = new AbortController();
   private ended = false;
@@ -40,8 +47,9 @@ export class GrpcCall {
     private readonly options: DirectRouteOptions,
     private readonly req: HttpRequest,
     res: unknown,
+    private readonly web: boolean,
   ) {
-    // Only HTTP/2 requests come here (isDirectGrpc).
+    this.headers = { "content-type": web ? "application/grpc-web+proto" : "application/grpc+proto" };
     this.res = res as http2.Http2ServerResponse;
     this.res.once("close", () => {
       if (!this.ended) this.gone.abort(CLIENT_GONE);
@@ -63,7 +71,7 @@ export class GrpcCall {
   async open(method: DescMethod, input: DescMessage): Promise<{ ctx: HandlerContext; message: unknown }> {
     const { req, options } = this;
     const timeout = parseTimeout(headerValue(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
-    const { ctx, values } = directContext(req, method, "grpc", timeout.timeoutMs, this.gone.signal);
+    const { ctx, values } = directContext(req, method, this.web ? "grpc-web" : "grpc", timeout.timeoutMs, this.gone.signal);
     this.ctx = ctx;
     const unary = method.methodKind === "unary";
     const read = async (): Promise<unknown> => {
@@ -83,8 +91,10 @@ export class GrpcCall {
   }
 
   /**
-   * Ends the call with its status in the trailers (gRPC over HTTP/2
-   * §Responses), `failure` or OK; nothing when the client already went.
+   * Ends the call with its status, `failure` or OK: in HTTP trailers (gRPC
+   * over HTTP/2 §Responses), or for gRPC-Web in a last frame of the body
+   * flagged 0x80, its lines `name: value` as connect-node writes them;
+   * nothing when the client already went.
    */
   finish(failure: ConnectError | undefined): void {
     // The deadline timer of a call that ended in time must not fire later.
@@ -92,8 +102,17 @@ export class GrpcCall {
     if (this.gone.signal.aborted || this.res.writableEnded) return;
     this.ended = true;
     this.head();
+    const status = setTrailerStatus(new Headers(), failure);
+    if (this.web) {
+      let lines = "";
+      status.forEach((value, key) => (lines += `${key}: ${value}\r\n`));
+      const frame = grpcFrame(Buffer.from(lines));
+      frame[0] = TRAILER_FLAG;
+      this.res.end(frame);
+      return;
+    }
     const trailers: Record<string, string> = {};
-    setTrailerStatus(new Headers(), failure).forEach((value, key) => (trailers[key] = value));
+    status.forEach((value, key) => (trailers[key] = value));
     this.res.addTrailers(trailers);
     this.res.end();
   }
