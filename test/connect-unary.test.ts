@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { gzipSync } from "node:zlib";
 import { fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { textRequest } from "./helpers/messages.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { withTestHub } from "./helpers/test-hub.js";
 
 /**
  * Connect unary POSTs (JSON and binary codecs) are answered by the hub's
@@ -16,15 +16,7 @@ import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-let t: TestHub;
-
-beforeAll(async () => {
-  t = await startTestHub({ maxBodyBytes: MAX_BODY_BYTES });
-});
-
-afterAll(async () => {
-  await t.stop();
-});
+const h = withTestHub({ maxBodyBytes: MAX_BODY_BYTES });
 
 interface Answer {
   status: number;
@@ -34,7 +26,7 @@ interface Answer {
 }
 
 async function post(method: string, body: Buffer, type: string, headers: Record<string, string>): Promise<Answer> {
-  const res = await fetch(`${t.url}lf.a2a.v1.A2AService/${method}`, { method: "POST", headers: { "content-type": type, "accept-encoding": "identity", ...headers }, body: new Uint8Array(body) });
+  const res = await fetch(`${h.hub.url}lf.a2a.v1.A2AService/${method}`, { method: "POST", headers: { "content-type": type, "accept-encoding": "identity", ...headers }, body: new Uint8Array(body) });
   return { status: res.status, type: res.headers.get("content-type"), extensions: res.headers.get("a2a-extensions"), body: Buffer.from(await res.arrayBuffer()) };
 }
 

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { GetTaskRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { envelopeFaults } from "./helpers/grpc-answer.js";
 import { textRequest } from "./helpers/messages.js";
 import { grpcFrame } from "./helpers/raw-client.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { withTestHub } from "./helpers/test-hub.js";
 
 /**
  * gRPC-Web with the protobuf codec (over HTTP/1.1 here, as browsers send
@@ -17,15 +17,7 @@ import { startTestHub, type TestHub } from "./helpers/test-hub.js";
  */
 
 const MAX_BODY_BYTES = 64 * 1024;
-let t: TestHub;
-
-beforeAll(async () => {
-  t = await startTestHub({ maxBodyBytes: MAX_BODY_BYTES });
-});
-
-afterAll(async () => {
-  await t.stop();
-});
+const h = withTestHub({ maxBodyBytes: MAX_BODY_BYTES });
 
 interface WebAnswer {
   status: number;
@@ -35,7 +27,7 @@ interface WebAnswer {
 }
 
 async function call(method: string, body: Buffer, extra: Record<string, string> = {}): Promise<WebAnswer> {
-  const res = await fetch(`${t.url}lf.a2a.v1.A2AService/${method}`, { method: "POST", headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", ...extra }, body: new Uint8Array(body) });
+  const res = await fetch(`${h.hub.url}lf.a2a.v1.A2AService/${method}`, { method: "POST", headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", ...extra }, body: new Uint8Array(body) });
   let bytes = Buffer.from(await res.arrayBuffer());
   const messages: Buffer[] = [];
   let trailer = "";

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,4 +56,16 @@ export async function startTestHub(options: HubOptions = {}): Promise<TestHub> {
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A test hub started before the file's tests and stopped after them; read it as `.hub` inside the tests. */
+export function withTestHub(options: HubOptions = {}): { readonly hub: TestHub } {
+  const state = {} as { hub: TestHub };
+  beforeAll(async () => {
+    state.hub = await startTestHub(options);
+  });
+  afterAll(async () => {
+    await state.hub.stop();
+  });
+  return state;
 }
