@@ -4,7 +4,7 @@ import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeou
 import { EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { toConnectError } from "./connect-errors.js";
 import { joined, readRequestBody } from "./request-body.js";
-import { directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
+import { CLIENT_GONE, directContext, FINISHED, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import type { UnaryRoute } from "./grpc-unary-route.js";
 
 /** A unary RPC with its Connect codecs, as connect-node builds them (its read and write limits included). */
@@ -19,10 +19,6 @@ export function connectUnaryRoutes(routes: ReadonlyArray<[string, UnaryRoute]>, 
   return new Map(routes.map(([path, route]) => [path, { route, serialization: createMethodSerializationLookup(route.method as never, undefined, undefined, limits) }]));
 }
 
-/** Ends a deadline timer after a call finished in time. */
-const FINISHED = new ConnectError("the call finished", Code.Canceled);
-/** Why the request signal is aborted when the client went away: a reason of our own, not a DOMException per call. */
-const CLIENT_GONE = new ConnectError("the client went away", Code.Canceled);
 
 /**
  * Whether a request is a Connect unary POST with an uncompressed body in

@@ -1,5 +1,5 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import { createHandlerContext, type ContextValues } from "@connectrpc/connect";
+import { Code, ConnectError, createHandlerContext, type ContextValues } from "@connectrpc/connect";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { AccessGuard } from "../../auth/index.js";
 import { callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
@@ -7,6 +7,11 @@ import { EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type Ht
 import { rpcCallScope } from "./access-interceptor.js";
 import { rpcContextValues } from "./context-values.js";
 import { rpcServiceParams } from "./service-params-interceptor.js";
+
+/** Why a direct call's signal aborts when its client went away: a reason of our own, not a DOMException per call. */
+export const CLIENT_GONE = new ConnectError("the client went away", Code.Canceled);
+/** Ends a direct call's deadline timer once it finished in time. */
+export const FINISHED = new ConnectError("the call finished", Code.Canceled);
 
 /** What the direct paths need: what connect-node is given for the same calls. */
 export interface DirectRouteOptions {

@@ -3,7 +3,7 @@ import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobu
 import { Code, ConnectError, type createHandlerContext, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
-import { directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
+import { CLIENT_GONE, directContext, FINISHED, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 
 /** The content types of gRPC and gRPC-Web with the protobuf codec (gRPC over HTTP/2 §Requests; gRPC-Web protocol). */
@@ -13,10 +13,6 @@ const GRPC_WEB_PROTO = new Set(["application/grpc-web", "application/grpc-web+pr
 /** gRPC-Web: the flag of the frame that carries the trailers in the body. */
 const TRAILER_FLAG = 0x80;
 
-/** Why the request signal is aborted when the client resets the stream: a reason of our own, not a DOMException per call. */
-const CLIENT_GONE = new ConnectError("the client went away", Code.Canceled);
-/** Ends a deadline timer after a call finished in time. */
-const FINISHED = new ConnectError("the call finished", Code.Canceled);
 
 /**
  * Which protocol a request speaks, if the direct path answers it: gRPC over
