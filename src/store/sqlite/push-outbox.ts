@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { StreamResponseSchema, TaskPushNotificationConfigSchema, TaskState, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../../protocol/index.js";
 import type { OutboxStats, PushDelivery } from "../task-store.js";
-import { decode, expectRow } from "./row-codecs.js";
+import { decode, expectRow } from "../encoding/index.js";
 
 /** What a delivery row carries: a logged event, or the final Task snapshot after a terminal state. */
 const enum Kind {

@@ -1,0 +1,150 @@
+import { create } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskPushNotificationConfigSchema, type TaskPushNotificationConfig } from "../../../gen/a2a/v1/a2a_pb.js";
+import { decode } from "../encoding/index.js";
+import type { OutboxStats, PushDelivery, PushDeliveryState, StoreScope } from "../task-store.js";
+import { taskColumns, taskOf, type LoadedRow } from "./task-loader.js";
+
+/** How the outbox runs a statement (the store's pool, its errors mapped). */
+export type Query = <R>(what: string, text: string, values: unknown[]) => Promise<R[]>;
+
+/** What a delivery row carries: a logged event (0), or the final Task snapshot after a terminal state (1). */
+const FINAL_TASK = 1;
+
+interface DueRow {
+  id: number;
+  seq: number;
+  kind: number;
+  attempts: number;
+  task_pk: number;
+  tenant: string;
+  agent: string;
+  task_id: string;
+  config: Buffer;
+  version: string;
+  event: Buffer | null;
+}
+
+// Deliveries leave in order per (task, config): a row waits while an earlier live one of its pair exists.
+const DUE = `SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agent, t.id AS task_id, c.config, c.version,
+                    (SELECT e.event FROM events e WHERE e.task_pk = o.task_pk AND e.seq = o.seq) AS event
+             FROM push_outbox o
+             JOIN tasks t ON t.pk = o.task_pk
+             JOIN push_configs c ON c.task_pk = o.task_pk AND c.id = o.config_id
+             WHERE NOT o.dead AND o.next_at_ms <= $1::bigint
+               AND NOT EXISTS (SELECT 1 FROM push_outbox e WHERE e.task_pk = o.task_pk AND e.config_id = o.config_id AND NOT e.dead AND e.id < o.id)
+             ORDER BY o.id LIMIT $2::integer`;
+
+const TASK_BY_PK = `SELECT ${taskColumns("t", "$2", true)} FROM tasks t WHERE t.pk = $1`;
+
+// The log counts the delivery in the statement that deletes its outbox row.
+const SUCCEEDED = `WITH done AS (DELETE FROM push_outbox WHERE id = $1 RETURNING task_pk, config_id)
+  INSERT INTO push_delivery_log (task_pk, config_id, delivered, last_attempt_ms) SELECT task_pk, config_id, 1, $2::bigint FROM done
+  ON CONFLICT (task_pk, config_id) DO UPDATE SET delivered = push_delivery_log.delivered + 1, last_attempt_ms = excluded.last_attempt_ms`;
+
+// Retried at $2, or dead when $2 is NULL.
+const FAILED = `WITH tried AS (
+    UPDATE push_outbox SET attempts = attempts + 1, next_at_ms = COALESCE($2::bigint, next_at_ms), dead = ($2::bigint IS NULL), last_error = $3
+    WHERE id = $1 RETURNING task_pk, config_id)
+  INSERT INTO push_delivery_log (task_pk, config_id, delivered, last_attempt_ms, last_error) SELECT task_pk, config_id, 0, $4::bigint, $3 FROM tried
+  ON CONFLICT (task_pk, config_id) DO UPDATE SET last_attempt_ms = excluded.last_attempt_ms, last_error = excluded.last_error`;
+
+const GONE = `UPDATE push_outbox SET attempts = attempts + 1, dead = true, last_error = 'event no longer stored' WHERE id = $1`;
+
+const NEXT_DUE = `SELECT MIN(next_at_ms) AS at FROM push_outbox WHERE NOT dead`;
+
+const STATS = `SELECT COUNT(*) AS n, MIN(CASE WHEN next_at_ms <= $1::bigint THEN next_at_ms END) AS due FROM push_outbox WHERE NOT dead`;
+
+// Per config of the task, in list order: the log's counters, the outbox rows owed or given up, and the oldest live row's due time.
+const STATE = `SELECT c.id AS config_id, c.config, COALESCE(l.delivered, 0) AS delivered, l.last_attempt_ms, l.last_error,
+    (SELECT COUNT(*) FROM push_outbox o WHERE o.task_pk = c.task_pk AND o.config_id = c.id AND NOT o.dead) AS pending,
+    (SELECT COUNT(*) FROM push_outbox o WHERE o.task_pk = c.task_pk AND o.config_id = c.id AND o.dead) AS dead,
+    (SELECT o.next_at_ms FROM push_outbox o WHERE o.task_pk = c.task_pk AND o.config_id = c.id AND NOT o.dead ORDER BY o.id LIMIT 1) AS next_at
+  FROM push_configs c JOIN tasks t ON t.pk = c.task_pk
+  LEFT JOIN push_delivery_log l ON l.task_pk = c.task_pk AND l.config_id = c.id
+  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3
+  ORDER BY c.created_ms, c.id`;
+
+interface StateRow {
+  config_id: string;
+  config: Buffer;
+  delivered: number;
+  last_attempt_ms: number | null;
+  last_error: string | null;
+  pending: number;
+  dead: number;
+  next_at: number | null;
+}
+
+/**
+ * The push outbox (§3.5.3) on PostgreSQL: rows are written by the unit
+ * function in the event's transaction; here they are read when due, settled
+ * (each settlement one statement, with the delivery log), and summarised.
+ */
+export class PostgresPushOutbox {
+  constructor(private readonly query: Query) {}
+
+  /** Due deliveries, oldest first, at most one per (task, config); a row whose payload is gone turns dead. */
+  async due(nowMs: number, limit: number): Promise<PushDelivery[]> {
+    const out: PushDelivery[] = [];
+    for (const r of await this.query<DueRow>("due deliveries", DUE, [nowMs, limit])) {
+      const payload = r.kind === FINAL_TASK ? await this.finalTask(r.task_pk) : r.event && decode(StreamResponseSchema, r.event);
+      if (!payload) {
+        await this.query("a delivery whose event is gone", GONE, [r.id]);
+        continue;
+      }
+      out.push({
+        id: r.id,
+        scope: { tenant: r.tenant, agentId: r.agent },
+        taskId: r.task_id,
+        config: decode(TaskPushNotificationConfigSchema, r.config),
+        seq: r.seq,
+        payload,
+        attempts: r.attempts,
+        version: r.version,
+      });
+    }
+    return out;
+  }
+
+  private async finalTask(pk: number) {
+    const [row] = await this.query<LoadedRow>("a task for its final delivery", TASK_BY_PK, [pk, null]);
+    return row && create(StreamResponseSchema, { payload: { case: "task", value: taskOf(row) } });
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    const [r] = await this.query<{ at: number | null }>("the next due delivery", NEXT_DUE, []);
+    return r?.at ?? undefined;
+  }
+
+  async succeeded(id: number, nowMs: number): Promise<void> {
+    await this.query("a delivery's success", SUCCEEDED, [id, nowMs]);
+  }
+
+  /** Retried at `retryAtMs`, or dead when undefined. */
+  async failed(id: number, retryAtMs: number | undefined, error: string, nowMs: number): Promise<void> {
+    await this.query("a delivery's failure", FAILED, [id, retryAtMs ?? null, error.slice(0, 1000), nowMs]);
+  }
+
+  async stats(nowMs: number): Promise<OutboxStats> {
+    const [r] = await this.query<{ n: number; due: number | null }>("the outbox stats", STATS, [nowMs]);
+    return { pending: r?.n ?? 0, oldestDueMs: r?.due ?? undefined };
+  }
+
+  /** One entry per push config of the task, in list order. */
+  async deliveryState(scope: StoreScope, taskId: string): Promise<PushDeliveryState[]> {
+    const rows = await this.query<StateRow>("push delivery state", STATE, [scope.tenant, scope.agentId, taskId]);
+    return rows.map((r) => {
+      const config: TaskPushNotificationConfig = decode(TaskPushNotificationConfigSchema, r.config);
+      return {
+        configId: r.config_id,
+        url: config.url,
+        pending: r.pending,
+        dead: r.dead,
+        delivered: r.delivered,
+        ...(r.last_attempt_ms !== null ? { lastAttemptMs: r.last_attempt_ms } : {}),
+        ...(r.last_error !== null ? { lastError: r.last_error } : {}),
+        ...(r.next_at !== null ? { nextAttemptMs: r.next_at } : {}),
+      };
+    });
+  }
+}
