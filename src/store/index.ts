@@ -14,6 +14,7 @@ export type {
   TaskPage,
   TaskQuery,
   TaskStore,
+  Maybe,
   TaskView,
 } from "./task-store.js";
 export { DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";

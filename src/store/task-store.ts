@@ -116,19 +116,37 @@ export interface ArtifactChange {
 }
 
 /**
+ * A value now, or a promise of it. The SQLite store answers synchronously
+ * (one connection in process); a networked store (PostgreSQL) answers
+ * reads with promises. Core awaits every read, which costs the synchronous
+ * store one microtask and lets both stand behind one contract.
+ */
+export type Maybe<T> = T | Promise<T>;
+
+/**
  * Durable storage of tasks, their history, artifacts, event log and push
- * configs. Synchronous by design: a write is one transaction that happens or
- * not, and the caller can publish the logged event in the same tick, which
- * is what lets subscribers join the log and the live tail without a gap.
+ * configs, shaped as units of work: `beginBatch()` opens a unit, writes go
+ * into it and return at once (the seq the event will have once the unit
+ * commits), and `commitBatch()` makes the whole unit durable in one
+ * transaction (one fsync for SQLite, one round trip for PostgreSQL).
+ *
+ * Rules core keeps, so that a networked store can answer writes without a
+ * round trip each:
+ * - a task is written only after the store has seen it in this process
+ *   (created, or read by getHead / getTask / snapshot), so the store knows
+ *   its last seq and its artifacts;
+ * - a read never relies on seeing writes of a unit not yet committed
+ *   (SQLite would show them, PostgreSQL would not): core awaits the unit first;
+ * - nobody is told of a write before its unit committed (UnitOfWork).
  * Appending an event, a message or an artifact chunk costs O(1) rows.
  */
 export interface TaskStore {
   /** Stores a new task and logs `event` as its first event; returns its seq. */
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number;
-  getHead(scope: StoreScope, taskId: string): TaskHead | undefined;
-  getTask(scope: StoreScope, taskId: string, view?: TaskView): Task | undefined;
+  getHead(scope: StoreScope, taskId: string): Maybe<TaskHead | undefined>;
+  getTask(scope: StoreScope, taskId: string, view?: TaskView): Maybe<Task | undefined>;
   /** A task snapshot and the seq it reflects, read together. */
-  snapshot(scope: StoreScope, taskId: string, view?: TaskView): { task: Task; seq: number } | undefined;
+  snapshot(scope: StoreScope, taskId: string, view?: TaskView): Maybe<{ task: Task; seq: number } | undefined>;
   /** Adds a message to the history without logging an event. */
   appendHistory(scope: StoreScope, taskId: string, message: Message): void;
   /** Sets the status (its message joins the history) and logs the event; returns its seq. */
@@ -138,37 +156,37 @@ export interface TaskStore {
   /** Whether an artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined;
   /** Logged events with seq > afterSeq, in order; at most `limit` of them when given. */
-  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[];
-  listTasks(scope: StoreScope, query: TaskQuery): TaskPage;
+  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): Maybe<LoggedEvent[]>;
+  listTasks(scope: StoreScope, query: TaskQuery): Maybe<TaskPage>;
   /** Records the outcome of a client message; the first record of a key wins. */
   rememberSent(scope: StoreScope, sent: SentMessage): void;
   /** The recorded outcome of the send with this key, if any. */
-  findSent(scope: StoreScope, key: SendKey): SentMessage | undefined;
+  findSent(scope: StoreScope, key: SendKey): Maybe<SentMessage | undefined>;
   /** Tasks left SUBMITTED or WORKING by a previous process, across every scope. */
-  inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }>;
+  inFlight(): Maybe<Array<{ scope: StoreScope; taskId: string; contextId: string }>>;
 
   /** Stores a config; `version` is the A2A version it was created under (default "1.0"). */
   putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version?: string): void;
-  getPushConfig(scope: StoreScope, taskId: string, id: string): TaskPushNotificationConfig | undefined;
-  listPushConfigs(scope: StoreScope, taskId: string): TaskPushNotificationConfig[];
-  countPushConfigs(scope: StoreScope, taskId: string): number;
+  getPushConfig(scope: StoreScope, taskId: string, id: string): Maybe<TaskPushNotificationConfig | undefined>;
+  listPushConfigs(scope: StoreScope, taskId: string): Maybe<TaskPushNotificationConfig[]>;
+  countPushConfigs(scope: StoreScope, taskId: string): Maybe<number>;
   /** Removes one config; true when a row was deleted. */
-  deletePushConfig(scope: StoreScope, taskId: string, id: string): boolean;
+  deletePushConfig(scope: StoreScope, taskId: string, id: string): Maybe<boolean>;
 
   /**
    * Deliveries due at `nowMs`, oldest first, at most one per (task, config):
    * a later event waits until every earlier one to the same config is
    * delivered or dead, so webhooks see events in order.
    */
-  dueDeliveries(nowMs: number, limit: number): PushDelivery[];
+  dueDeliveries(nowMs: number, limit: number): Maybe<PushDelivery[]>;
   /** When the earliest pending delivery falls due, or undefined when none is pending. */
-  nextDeliveryAt(): number | undefined;
+  nextDeliveryAt(): Maybe<number | undefined>;
   /** A delivery succeeded: its row is removed. */
-  deliverySucceeded(id: number): void;
+  deliverySucceeded(id: number): Maybe<void>;
   /** A delivery failed: retried at `retryAtMs`, or dead when undefined. */
-  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void;
+  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): Maybe<void>;
   /** One entry per push config of the task, in list order: its outbox and delivery record. */
-  pushDeliveryState?(scope: StoreScope, taskId: string): PushDeliveryState[];
+  pushDeliveryState?(scope: StoreScope, taskId: string): Maybe<PushDeliveryState[]>;
   /** Called after a transaction added deliveries to the outbox. */
   onOutbox?: () => void;
 
@@ -178,15 +196,16 @@ export interface TaskStore {
    * one commit instead of one each; reads inside the batch see its writes.
    */
   beginBatch(): void;
-  commitBatch(): void;
+  /** Resolves (or returns) once the unit is durable; rejects (or throws) when it was not stored. At most one commit is in flight: beginBatch() may open the next unit meanwhile. */
+  commitBatch(): Maybe<void>;
   rollbackBatch(): void;
 
-  close(): void;
+  close(): Maybe<void>;
 
   /** Outbox rows not yet delivered nor dead, and the earliest due time among those due by nowMs (for metrics). */
-  outboxStats?(nowMs: number): OutboxStats;
+  outboxStats?(nowMs: number): Maybe<OutboxStats>;
   /** Throws when the store cannot answer a query now (readiness). */
-  ping?(): void;
+  ping?(): Maybe<void>;
 }
 
 /** The delivery record of one push config. */
