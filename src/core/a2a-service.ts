@@ -31,6 +31,8 @@ export interface A2ACore {
   readonly agents: AgentDirectory;
   /** Stops agent runs; the store stays open for the caller to close. */
   stop(): Promise<void>;
+  /** Settles once the tasks a previous process left in flight are failed (with how many); serve after it. */
+  readonly recovered: Promise<number>;
 }
 
 async function* events(stream: AsyncIterable<SequencedEvent>) {
@@ -76,7 +78,9 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     streams: new TenantCounter(limits.maxStreamsPerTenant, "open streams", "maxStreamsPerTenant"),
     pushUrlRefusal: options.pushUrlRefusal,
   };
-  engine.recover();
+  const recovered = engine.recover();
+  // Whoever serves awaits it; one that does not must not crash the process on a failure.
+  recovered.catch((e: unknown) => logger.error("failing the tasks left in flight failed", { error: String(e) }));
   const work = engine.work;
   const service: A2AServiceApi = {
     sendMessage: durably(work, (req, ctx) => op.sendMessage(deps, ctx, req)),
@@ -93,5 +97,5 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     sendStreamingMessageSequenced: (req, ctx: HandlerContext) => op.sendStreamingMessage(deps, ctx, req),
     subscribeSequenced: (req, ctx: HandlerContext, afterSeq?: number) => op.subscribeToTask(deps, ctx, req, afterSeq),
   };
-  return { service, engine, agents, stop: () => engine.stop() };
+  return { service, engine, agents, recovered, stop: () => engine.stop() };
 }

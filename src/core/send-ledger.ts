@@ -89,27 +89,31 @@ export class SendLedger {
     const inFlightKey = `${scope.tenant}\u0000${scope.agentId}\u0000${key.by}\u0000${key.value}`;
     const fingerprint = fingerprintOf(message);
     for (;;) {
-      // Look up and claim in one tick: two racing sends cannot both be new.
-      const sent = this.store.findSent(scope, key);
-      if (sent) {
-        if (Buffer.from(sent.fingerprint).equals(Buffer.from(fingerprint))) return { kind: "prior", sent };
-        if (key.by === "messageId") return UNRECORDED;
-        throw invalidParams(IDEMPOTENCY_KEY_HEADER, `the ${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key.value)} was already used for a different message; a new message needs a new key`);
-      }
       const racing = this.inFlight.get(inFlightKey);
-      if (!racing) {
-        let release!: () => void;
-        this.inFlight.set(inFlightKey, new Promise<void>((resolve) => (release = resolve)));
-        return {
-          kind: "new",
-          record: { key, fingerprint },
-          release: () => {
-            this.inFlight.delete(inFlightKey);
-            release();
-          },
-        };
+      if (racing) {
+        await racing;
+        continue;
       }
-      await racing;
+      // Claimed before the look-up, which a networked store answers later:
+      // two racing sends cannot both be new.
+      let settle!: () => void;
+      this.inFlight.set(inFlightKey, new Promise<void>((resolve) => (settle = resolve)));
+      const release = (): void => {
+        this.inFlight.delete(inFlightKey);
+        settle();
+      };
+      let sent: SentMessage | undefined;
+      try {
+        sent = await this.store.findSent(scope, key);
+      } catch (e) {
+        release();
+        throw e;
+      }
+      if (!sent) return { kind: "new", record: { key, fingerprint }, release };
+      release();
+      if (Buffer.from(sent.fingerprint).equals(Buffer.from(fingerprint))) return { kind: "prior", sent };
+      if (key.by === "messageId") return UNRECORDED;
+      throw invalidParams(IDEMPOTENCY_KEY_HEADER, `the ${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(key.value)} was already used for a different message; a new message needs a new key`);
     }
   }
 }

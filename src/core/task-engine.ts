@@ -103,26 +103,43 @@ export class TaskEngine {
    * to WORKING and the agent runs again with the message; when one is
    * active, the running agent keeps the task.
    */
-  continueTask(
+  async continueTask(
     scope: StoreScope,
     agent: HostedAgent,
     task: { id: string; contextId: string; state: TaskState },
     message: Message,
     options: RunOptions,
     view?: TaskView,
-  ): { task: Task; seq: number } {
+  ): Promise<{ task: Task; seq: number }> {
     this.assertRunning();
     const address = { scope, taskId: task.id, contextId: task.contextId };
     const userMessage = addressed(message, address);
-    const key = this.key(scope, task.id);
+    const joining = this.runs.has(this.key(scope, task.id));
+    const run = joining ? undefined : newRun({ ...address, agent, userMessage, options, created: true, state: TaskState.WORKING });
+    if (run) this.lifecycle.register(run);
     this.writer.appendHistory(scope, task.id, userMessage);
     this.writer.rememberSent(scope, options, { taskId: task.id });
-    if (!this.runs.has(key) && task.state !== TaskState.WORKING) this.writer.writeStatus(address, { state: TaskState.WORKING });
-    // Read before the agent starts: an agent may publish synchronously inside execute().
-    const snapshot = this.store.snapshot(scope, task.id, view)!;
-    if (this.runs.has(key)) return snapshot;
-    const before = this.store.getTask(scope, task.id);
-    this.lifecycle.launch(newRun({ ...address, agent, userMessage, options, created: true, state: TaskState.WORKING }), before);
+    if (run && task.state !== TaskState.WORKING) this.writer.writeStatus(address, { state: TaskState.WORKING });
+    try {
+      // A networked store shows only committed writes, so the snapshot is read
+      // once they are; this also makes the send's ledger record visible before
+      // a retry of it can look (§3.3.1).
+      await this.work.durable();
+    } catch (e) {
+      if (run) this.lifecycle.abandon(run);
+      throw e;
+    }
+    let snapshot: { task: Task; seq: number } | undefined;
+    let before: Task | undefined;
+    try {
+      // Read before the agent starts: an agent may publish synchronously inside execute().
+      snapshot = await this.store.snapshot(scope, task.id, view);
+      if (run) before = view === undefined ? snapshot?.task : await this.store.getTask(scope, task.id);
+    } finally {
+      // The message is stored: its run goes ahead even if the read failed.
+      if (run) this.lifecycle.execute(run, before);
+    }
+    if (!snapshot) throw new A2AError("Internal", `task ${task.id} could not be read back`);
     return snapshot;
   }
 
@@ -140,7 +157,7 @@ export class TaskEngine {
   }
 
   /** Fails the tasks a previous process left in flight (see recovery.ts); returns how many. */
-  recover(): number {
+  recover(): Promise<number> {
     return recoverInFlight({ store: this.store, writer: this.writer, logger: this.logger });
   }
 
@@ -172,7 +189,7 @@ export class TaskEngine {
     ]);
     clearTimeout(timer);
     // What the runs wrote on their way out is stored before the caller closes the store.
-    this.work.commit();
+    await this.work.flush().catch((e: unknown) => this.logger.error("the last writes before the stop were not stored", { error: String(e) }));
   }
 
   /** Whether the engine has begun stopping. */

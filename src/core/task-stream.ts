@@ -15,12 +15,12 @@ export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallM
 const LOG_PAGE = 256;
 
 /** Reads a task's logged events after a sequence number, one bounded page at a time. */
-export type LogPager = (afterSeq: number) => BusEvent[];
+export type LogPager = (afterSeq: number) => Promise<BusEvent[]>;
 
 /** The pager of one task's event log. */
 export function logPager(store: TaskStore, scope: StoreScope, taskId: string): LogPager {
-  return (afterSeq) =>
-    store.eventsAfter(scope, taskId, afterSeq, LOG_PAGE).map((e) => ({
+  return async (afterSeq) =>
+    (await store.eventsAfter(scope, taskId, afterSeq, LOG_PAGE)).map((e) => ({
       seq: e.seq,
       event: e.event,
       settled: e.event.payload.case === "statusUpdate" && isSettled(e.event.payload.value.status?.state ?? 0),
@@ -29,8 +29,9 @@ export function logPager(store: TaskStore, scope: StoreScope, taskId: string): L
 
 /**
  * Starts listening to a task's live events. Call it before the store read
- * the stream begins with (snapshot or log replay), in the same tick, so the
- * log and the live tail meet at one sequence number (§3.1.6).
+ * the stream begins with (snapshot or log replay): every event committed
+ * after the read began reaches the queue, and what the read and the queue
+ * both hold is skipped by seq, so the log and the live tail meet (§3.1.6).
  */
 export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, limits: StreamLimits, ctx: HandlerContext): EventQueue<BusEvent> {
   // A reader that falls streamBufferEvents behind costs no more memory: its
@@ -104,7 +105,7 @@ export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, sig
       if (replay) {
         replay = false;
         for (;;) {
-          const page = from.log(last);
+          const page = await from.log(last);
           for (const e of page) {
             if (e.seq <= last) continue;
             last = e.seq;

@@ -8,6 +8,17 @@ interface Effect {
   readonly rolledBack?: (error: unknown) => void;
 }
 
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
+
+/** One unit of work: what to run once it commits, and who waits for that. */
+interface Unit {
+  readonly effects: Effect[];
+  readonly waiters: Waiter[];
+}
+
 /**
  * Group commit: every write made in one turn of the event loop, by any
  * request or agent, goes into one store transaction, committed at the end
@@ -17,75 +28,119 @@ interface Effect {
  *
  * The durability promise holds because nothing is announced before the
  * commit: bus events, first outcomes and answers wait for it
- * (`afterCommit`, `durable`). Reads made while a unit is open see its
- * writes (one connection), so an answer built from them must also wait:
- * the service awaits `durable()` before any answer leaves.
+ * (`afterCommit`, `durable`).
+ *
+ * A store whose commit is a round trip (PostgreSQL) commits one unit at a
+ * time: writes made while a unit is in flight open the next one, which is
+ * committed when the first returns. The longer the round trip, the more
+ * each unit carries, so group commit grows with the latency by itself.
  */
 export class UnitOfWork {
-  /** Effects of the open unit; undefined when none is open. */
-  private effects: Effect[] | undefined;
-  /** Callers waiting for the open unit to commit. */
-  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** The unit taking writes now; undefined when none is open. */
+  private open_: Unit | undefined;
+  /** The unit whose commit is in flight (a store answering asynchronously). */
+  private flying: Unit | undefined;
+  /** The open unit's turn ended while another was in flight: commit it when that one returns. */
+  private commitWanted = false;
 
   constructor(
     private readonly store: TaskStore,
     private readonly logger: Logger,
   ) {}
 
-  /** Whether a unit is open: writes made now are not yet durable. */
+  /** Whether some writes made so far are not yet durable (a unit open or in flight). */
   get isOpen(): boolean {
-    return this.effects !== undefined;
+    return this.open_ !== undefined || this.flying !== undefined;
   }
 
   /** Opens a unit for this turn of the event loop if none is open. */
   open(): void {
-    if (this.effects) return;
+    if (this.open_) return;
     // Begun first: a store that cannot open a transaction fails this write
     // alone, instead of leaving a unit open that nothing will ever commit.
     this.store.beginBatch();
-    this.effects = [];
+    this.open_ = { effects: [], waiters: [] };
     setImmediate(() => this.commit());
   }
 
   /**
-   * Runs `committed` once the open unit has committed (at once when none is
-   * open); `rolledBack` instead when its commit failed, so that nobody waits
-   * for an outcome that will never come.
+   * Runs `committed` once everything written so far has committed (at once
+   * when nothing is pending); `rolledBack` instead when that commit failed,
+   * so that nobody waits for an outcome that will never come.
    */
   afterCommit(committed: () => void, rolledBack?: (error: unknown) => void): void {
-    if (this.effects) this.effects.push({ committed, rolledBack });
+    const unit = this.open_ ?? this.flying;
+    if (unit) unit.effects.push({ committed, rolledBack });
     else committed();
   }
 
   /**
-   * Resolves once everything written so far is durable: at once when no
-   * unit is open, else when the open one commits. Rejects when that commit
-   * failed: what the caller read from it was never stored.
+   * Resolves once everything written so far is durable: at once when
+   * nothing is pending, else when the last pending unit commits. Rejects
+   * when that commit failed: what the caller wrote was never stored.
    */
   durable(): Promise<void> {
-    if (!this.effects) return Promise.resolve();
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    const unit = this.open_ ?? this.flying;
+    if (!unit) return Promise.resolve();
+    return new Promise((resolve, reject) => unit.waiters.push({ resolve, reject }));
   }
 
-  /** Commits the open unit now (a stop, or the end of the turn). */
+  /** Commits the open unit now (the end of its turn), or once the unit in flight returns. */
   commit(): void {
-    const effects = this.effects;
-    if (!effects) return;
-    const waiters = this.waiters;
-    this.effects = undefined;
-    this.waiters = [];
-    try {
-      this.store.commitBatch();
-    } catch (e) {
-      this.store.rollbackBatch();
-      this.logger.error("committing task events failed; they were not stored", { error: String(e) });
-      const error = new A2AError("Internal", "the server could not store this change; it did not happen");
-      for (const effect of effects) if (effect.rolledBack) this.run(() => effect.rolledBack!(error));
-      for (const w of waiters) w.reject(error);
+    if (this.flying) {
+      this.commitWanted = true;
       return;
     }
-    for (const effect of effects) this.run(effect.committed);
-    for (const w of waiters) w.resolve();
+    const unit = this.open_;
+    if (!unit) return;
+    this.open_ = undefined;
+    let pending: ReturnType<TaskStore["commitBatch"]>;
+    try {
+      pending = this.store.commitBatch();
+    } catch (e) {
+      this.store.rollbackBatch();
+      this.failed(unit, e);
+      return;
+    }
+    if (!(pending instanceof Promise)) {
+      this.committed(unit);
+      return;
+    }
+    this.flying = unit;
+    // The store has already set the failed unit aside: rollbackBatch() now
+    // would drop the next unit, which is open and has its own commit coming.
+    pending.then(
+      () => this.landed(unit),
+      (e: unknown) => this.landed(unit, e),
+    );
+  }
+
+  /** Commits whatever is pending and resolves once it is durable (or rejects when it was not stored): for a stop. */
+  async flush(): Promise<void> {
+    this.commit();
+    await this.durable();
+  }
+
+  private landed(unit: Unit, error?: unknown): void {
+    this.flying = undefined;
+    if (error === undefined) this.committed(unit);
+    else this.failed(unit, error);
+    if (this.commitWanted) {
+      this.commitWanted = false;
+      this.commit();
+    }
+  }
+
+  private committed(unit: Unit): void {
+    for (const effect of unit.effects) this.run(effect.committed);
+    for (const w of unit.waiters) w.resolve();
+  }
+
+  private failed(unit: Unit, e: unknown): void {
+    this.logger.error("committing task events failed; they were not stored", { error: String(e) });
+    const error = storeFailure(e);
+    for (const effect of unit.effects) if (effect.rolledBack) this.run(() => effect.rolledBack!(error));
+    for (const w of unit.waiters) w.reject(error);
   }
 
   /** One effect failing must not keep the others from running (each tells someone something). */
@@ -96,4 +151,14 @@ export class UnitOfWork {
       this.logger.error("an effect of a committed unit of work failed", { error: String(e) });
     }
   }
+}
+
+/**
+ * What the callers of a failed unit are told: the store was unreachable (a
+ * networked store: the client may retry, §5.4 UNAVAILABLE) or it refused
+ * the change (an internal error); either way the change did not happen.
+ */
+function storeFailure(e: unknown): A2AError {
+  if (e instanceof A2AError) return e;
+  return new A2AError("Internal", "the server could not store this change; it did not happen");
 }

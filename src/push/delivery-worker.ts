@@ -69,6 +69,9 @@ function headersFor(d: PushDelivery): Record<string, string> {
  * marks a delivery dead after the last attempt, and picks up what a crashed
  * process left pending.
  */
+/** How soon the worker looks again after the outbox could not be read. */
+const OUTBOX_RETRY_MS = 1_000;
+
 export class PushDeliveryWorker {
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly policy: AddressPolicy;
@@ -81,6 +84,9 @@ export class PushDeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = false;
+  /** A pass is reading the outbox (a networked store answers later); a kick meanwhile asks for another. */
+  private pumping = false;
+  private pumpAgain = false;
 
   constructor(
     private readonly store: TaskStore,
@@ -121,11 +127,40 @@ export class PushDeliveryWorker {
       );
       return;
     }
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.pumping = true;
+    this.pass().then(
+      () => this.pumped(),
+      (e: unknown) => {
+        // The store could not be read (a networked store is down): look again later.
+        this.logger.warn("could not read the push outbox", { error: String(e) });
+        this.pumped(OUTBOX_RETRY_MS);
+      },
+    );
+  }
+
+  private pumped(retryMs?: number): void {
+    this.pumping = false;
+    if (this.pumpAgain) {
+      this.pumpAgain = false;
+      this.kick();
+    } else if (retryMs !== undefined && !this.stopped && this.timer === undefined) {
+      this.timer = setTimeout(() => this.kick(), retryMs);
+      this.timer.unref();
+    }
+  }
+
+  /** One look at the outbox: start what is due, and set a timer for what falls due next. */
+  private async pass(): Promise<void> {
     const room = this.concurrency - this.inFlight.size;
     if (room > 0) {
-      for (const d of this.store.dueDeliveries(Date.now(), room + this.inFlight.size)) {
+      for (const d of await this.store.dueDeliveries(Date.now(), room + this.inFlight.size)) {
+        if (this.stopped) return;
         if (this.inFlight.has(d.id) || this.inFlight.size >= this.concurrency) continue;
         const job = this.deliver(d).finally(() => {
           this.inFlight.delete(d.id);
@@ -134,8 +169,8 @@ export class PushDeliveryWorker {
         this.inFlight.set(d.id, job);
       }
     }
-    const next = this.store.nextDeliveryAt();
-    if (next !== undefined && this.inFlight.size < this.concurrency) {
+    const next = await this.store.nextDeliveryAt();
+    if (next !== undefined && this.inFlight.size < this.concurrency && !this.stopped) {
       this.timer = setTimeout(() => this.kick(), Math.max(10, next - Date.now()));
       this.timer.unref();
     }
@@ -169,13 +204,13 @@ export class PushDeliveryWorker {
     const seconds = (performance.now() - started) / 1000;
     try {
       if (outcome.ok) {
-        this.store.deliverySucceeded(d.id);
+        await this.store.deliverySucceeded(d.id);
         this.onDelivery?.("sent", seconds);
         return "sent";
       }
       const attempts = d.attempts + 1;
       const retryAt = nextAttemptAt(this.retry, attempts, Date.now());
-      this.store.deliveryFailed(d.id, retryAt, outcome.reason);
+      await this.store.deliveryFailed(d.id, retryAt, outcome.reason);
       if (retryAt === undefined) {
         this.logger.warn("push delivery is dead after its last attempt", { taskId: d.taskId, configId: d.config.id, seq: d.seq, attempts, reason: outcome.reason });
       }

@@ -5,7 +5,7 @@ export interface ReadinessState {
   /** A graceful stop has begun. */
   draining(): boolean;
   /** Why the store cannot serve now, or undefined when it can (it opened, so its migrations ran). */
-  storeProblem(): string | undefined;
+  storeProblem(): string | undefined | Promise<string | undefined>;
 }
 
 /** The liveness path: the process answers. */
@@ -27,8 +27,18 @@ export function healthRoute(state: ReadinessState): (req: HttpRequest, res: Http
     if (url === HEALTHZ_PATH) return answer(req, res, 200, { status: "ok" });
     if (state.draining()) return answer(req, res, 503, { status: "draining" });
     const problem = state.storeProblem();
-    return problem ? answer(req, res, 503, { status: "store unavailable", reason: problem }) : answer(req, res, 200, { status: "ready" });
+    if (!(problem instanceof Promise)) return ready(req, res, problem);
+    // A networked store is asked over the wire; the request is answered when it replies.
+    problem.then(
+      (p) => ready(req, res, p),
+      (e: unknown) => ready(req, res, e instanceof Error ? e.message : String(e)),
+    );
+    return true;
   };
+}
+
+function ready(req: HttpRequest, res: HttpResponse, problem: string | undefined): true {
+  return problem ? answer(req, res, 503, { status: "store unavailable", reason: problem }) : answer(req, res, 200, { status: "ready" });
 }
 
 function answer(req: HttpRequest, res: HttpResponse, status: number, body: unknown): true {

@@ -10,7 +10,7 @@ import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
-import { lockDataDir, SqliteTaskStore, type DataDirLock, type TaskStore } from "../store/index.js";
+import { lockDataDir, SqliteTaskStore, type DataDirLock, type OutboxStats, type TaskStore } from "../store/index.js";
 import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, logsInfo, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -147,7 +147,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
 async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
   // A library prints nothing of its own accord: the CLI passes a logger that writes to stderr.
   const logger = options.logger ?? silentLogger;
-  const store = new SqliteTaskStore({
+  const store: TaskStore = new SqliteTaskStore({
     filename: join(lock.dataDir, "a2a-hub.db"),
     maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,
   });
@@ -166,6 +166,8 @@ async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
     retries: options.retries,
     pushUrlRefusal: (url) => pushUrlRefusal(url, policy),
   });
+  // Tasks the previous process left in flight are failed before the first call is served.
+  await inner.recovered;
   const logRequests = logsInfo(logger);
   // Every binding calls the service through the probe: one place observes them all.
   const core: A2ACore =
@@ -217,11 +219,12 @@ async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
   const health = healthRoute({
     draining: () => draining,
     storeProblem: () => {
+      const why = (e: unknown): string => (e instanceof Error ? e.message : String(e));
       try {
-        store.ping();
-        return undefined;
+        const pinged = store.ping?.();
+        return pinged instanceof Promise ? pinged.then(() => undefined, why) : undefined;
       } catch (e) {
-        return e instanceof Error ? e.message : String(e);
+        return why(e);
       }
     },
   });
@@ -267,14 +270,19 @@ async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
   });
   const port = (server.net.address() as AddressInfo).port;
   const url = `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}/`;
+  let lastOutbox = { pending: 0, oldestDueAgeS: 0 };
   metrics?.setSources({
     runsInFlight: () => inner.engine.activeRuns,
     subscribers: () => inner.engine.bus.listenerCount(),
     streamBacklog: () => inner.engine.streamBacklog(),
     connections: () => server.connectionsByProtocol(),
     outbox: () => {
-      const o = store.outboxStats(Date.now());
-      return { pending: o.pending, oldestDueAgeS: o.oldestDueMs === undefined ? 0 : Math.max(0, Date.now() - o.oldestDueMs) / 1000 };
+      const o = store.outboxStats?.(Date.now()) ?? { pending: 0 };
+      if (!(o instanceof Promise)) return outboxGauge(o);
+      // A networked store answers after the scrape's synchronous pass: this
+      // scrape shows what the previous one asked, and asks for the next.
+      o.then((v) => (lastOutbox = outboxGauge(v)), () => undefined);
+      return lastOutbox;
     },
   });
   const metricsPort = options.metrics ? options.metrics.port : undefined;
@@ -307,10 +315,15 @@ async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
         await server.close(Math.min(grace, FLUSH_MS));
         await push.stop();
         if (metricsServer) await new Promise((r) => metricsServer.close(r).closeAllConnections());
-        store.close();
+        await store.close();
         lock.release();
       })()),
   };
+}
+
+/** The outbox gauges' values from what the store reports. */
+function outboxGauge(o: OutboxStats): { pending: number; oldestDueAgeS: number } {
+  return { pending: o.pending, oldestDueAgeS: o.oldestDueMs === undefined ? 0 : Math.max(0, Date.now() - o.oldestDueMs) / 1000 };
 }
 
 /**

@@ -13,6 +13,15 @@ export interface StoreProbeOptions {
   readonly metrics?: HubMetrics;
   /** Start a span per unit of work (an OTel SDK is registered). */
   readonly tracing: boolean;
+  /** The store's OTel `db.system` (default "sqlite"). */
+  readonly system?: string;
+}
+
+/** One unit of work as the probe follows it: a commit in flight may overlap the next unit's writes. */
+interface ObservedUnit {
+  readonly start: number;
+  writes: number;
+  readonly span: Span | undefined;
 }
 
 /**
@@ -23,22 +32,21 @@ export interface StoreProbeOptions {
  */
 export function instrumentStore(store: TaskStore, options: StoreProbeOptions): TaskStore {
   const { metrics, tracing } = options;
-  let start = 0;
-  let writes = 0;
-  let span: Span | undefined;
+  const system = options.system ?? "sqlite";
+  let unit: ObservedUnit | undefined;
   const wrote = (): void => {
-    writes++;
+    if (unit) unit.writes++;
   };
-  const ended = (ok: boolean): void => {
+  const ended = (u: ObservedUnit | undefined, ok: boolean): void => {
+    if (!u) return;
     if (metrics) {
-      metrics.unitOfWorkSeconds.observe((performance.now() - start) / 1000);
-      if (ok) metrics.unitOfWorkWrites.observe(writes);
+      metrics.unitOfWorkSeconds.observe((performance.now() - u.start) / 1000);
+      if (ok) metrics.unitOfWorkWrites.observe(u.writes);
     }
-    if (span) {
-      span.setAttribute("a2a.store.writes", writes);
-      if (!ok) span.setStatus({ code: SpanStatusCode.ERROR, message: "rolled back" });
-      span.end();
-      span = undefined;
+    if (u.span) {
+      u.span.setAttribute("a2a.store.writes", u.writes);
+      if (!ok) u.span.setStatus({ code: SpanStatusCode.ERROR, message: "rolled back" });
+      u.span.end();
     }
   };
   const probe = boundMethods(store);
@@ -72,18 +80,36 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
       store.putPushConfig(scope, config, version);
     },
     beginBatch() {
-      start = performance.now();
-      writes = 0;
-      if (tracing) span = hubTracer().startSpan("store unit of work", { attributes: { "db.system": "sqlite" } });
+      const span = tracing ? hubTracer().startSpan("store unit of work", { attributes: { "db.system": system } }) : undefined;
+      unit = { start: performance.now(), writes: 0, span };
       store.beginBatch();
     },
     commitBatch() {
-      store.commitBatch();
-      ended(true);
+      const u = unit;
+      unit = undefined;
+      let pending;
+      try {
+        pending = store.commitBatch();
+      } catch (e) {
+        ended(u, false);
+        throw e;
+      }
+      if (!(pending instanceof Promise)) {
+        ended(u, true);
+        return pending;
+      }
+      return pending.then(
+        () => ended(u, true),
+        (e: unknown) => {
+          ended(u, false);
+          throw e;
+        },
+      );
     },
     rollbackBatch() {
       store.rollbackBatch();
-      ended(false);
+      ended(unit, false);
+      unit = undefined;
     },
   } satisfies Partial<TaskStore>);
   // The push worker sets its wake-up hook on the probe: it belongs on the store, which calls it.

@@ -35,7 +35,7 @@ export class CancelProtocol {
    */
   async cancel(scope: StoreScope, agent: HostedAgent, taskId: string, contextId: string): Promise<void> {
     let run = this.deps.runs.get(taskKey(scope, taskId));
-    if (!run && agent.executor.cancel) run = this.idleRun(scope, agent, taskId, contextId);
+    if (!run && agent.executor.cancel) run = await this.idleRun(scope, agent, taskId, contextId);
     if (run) {
       run.controller.abort(new A2AError("UnsupportedOperation", "task canceled"));
       const hook = run.agent.executor.cancel;
@@ -53,7 +53,7 @@ export class CancelProtocol {
         }
       }
     }
-    const head = this.deps.store.getHead(scope, taskId);
+    const head = await this.deps.store.getHead(scope, taskId);
     if (head && !isTerminal(head.state)) this.deps.writer.writeStatus({ scope, taskId, contextId }, { state: TaskState.CANCELED });
   }
 
@@ -62,8 +62,8 @@ export class CancelProtocol {
    * cancel hook can still reach what it holds for the task (a delegated
    * remote task, say) and publish through the same rules.
    */
-  private idleRun(scope: StoreScope, agent: HostedAgent, taskId: string, contextId: string): Run | undefined {
-    const task = this.deps.store.getTask(scope, taskId, { includeArtifacts: false });
+  private async idleRun(scope: StoreScope, agent: HostedAgent, taskId: string, contextId: string): Promise<Run | undefined> {
+    const task = await this.deps.store.getTask(scope, taskId, { includeArtifacts: false });
     if (!task) return undefined;
     const lastUser = [...task.history].reverse().find((m) => m.role === Role.USER) ?? create(MessageSchema, { taskId, contextId, role: Role.USER });
     const run = newRun({ scope, agent, taskId, contextId, userMessage: lastUser, options: { extensions: [] }, created: true, state: task.status?.state ?? TaskState.UNSPECIFIED });

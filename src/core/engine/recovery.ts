@@ -12,8 +12,8 @@ import type { TaskWriter } from "./task-writer.js";
  * Tasks a previous process left SUBMITTED or WORKING cannot be resumed:
  * their agent runs died with it. They end FAILED, saying why.
  */
-export function recoverInFlight(deps: { readonly store: TaskStore; readonly writer: TaskWriter; readonly logger: Logger }): number {
-  const stranded = deps.store.inFlight();
+export async function recoverInFlight(deps: { readonly store: TaskStore; readonly writer: TaskWriter; readonly logger: Logger }): Promise<number> {
+  const stranded = await deps.store.inFlight();
   for (const t of stranded) {
     const message = systemMessage(t, "The server restarted while this task was in flight; it did not finish.");
     deps.writer.writeStatus(t, { state: TaskState.FAILED, message });

@@ -28,6 +28,26 @@ export class RunLifecycle {
 
   /** Registers the run and executes its agent; `before` is the task as it was, when the message continues one. */
   launch(run: Run, before: Task | undefined): void {
+    this.register(run);
+    this.execute(run, before);
+  }
+
+  /**
+   * Makes the run the task's run before its agent starts: a message that
+   * arrives while the run's first writes commit joins it rather than
+   * starting a second one.
+   */
+  register(run: Run): void {
+    this.deps.runs.add(run);
+  }
+
+  /** Forgets a registered run whose agent never started (what it was to continue was not stored). */
+  abandon(run: Run): void {
+    this.deps.runs.remove(run);
+  }
+
+  /** Executes a registered run's agent. */
+  execute(run: Run, before: Task | undefined): void {
     const context: ExecutionContext = {
       taskId: run.taskId,
       contextId: run.contextId,
@@ -41,7 +61,6 @@ export class RunLifecycle {
     const sink = this.deps.events.sinkFor(run);
     run.context = context;
     run.sink = sink;
-    this.deps.runs.add(run);
     const executor: AgentExecutor = run.agent.executor;
     run.done = (async () => executor.execute(context, sink))().then(
       () => this.finish(run, undefined),

@@ -1,10 +1,10 @@
 /**
  * Waiting for a task to settle (terminal or interrupted, §3.2.2), as a
  * blocking send does. Kept apart because its correctness rests on one
- * detail: the store and the bus are checked in one tick.
+ * detail: the bus is listened to before the store is read.
  */
 import type { EventBus } from "../../execution/index.js";
-import type { StoreScope, TaskStore } from "../../store/index.js";
+import type { StoreScope, TaskHead, TaskStore } from "../../store/index.js";
 import { isSettled } from "../../protocol/index.js";
 import { taskKey } from "./run.js";
 import type { BusEvent } from "./task-writer.js";
@@ -20,8 +20,9 @@ export interface SettledWait {
 }
 
 /**
- * Resolves once the task is terminal or interrupted, checked against the
- * store and the bus in one tick so no transition slips between them.
+ * Resolves once the task is terminal or interrupted. The bus is listened
+ * to before the store is read, so a transition committed while the read is
+ * under way (a networked store answers later) is heard, not slipped.
  */
 export function waitSettled(wait: SettledWait): Promise<void> {
   const { bus, store, scope, taskId, signal } = wait;
@@ -32,15 +33,24 @@ export function waitSettled(wait: SettledWait): Promise<void> {
       unsubscribe();
       reject(signal?.reason ?? new Error("aborted"));
     };
+    const fail = (e: unknown): void => {
+      unsubscribe();
+      signal?.removeEventListener("abort", onAbort);
+      reject(e);
+    };
     const done = (): void => {
       unsubscribe();
       signal?.removeEventListener("abort", onAbort);
       resolve();
     };
     unsubscribe = bus.subscribe(key, (e) => e.settled && done());
-    const head = store.getHead(scope, taskId);
-    if (!head || isSettled(head.state) || wait.stopping) return done();
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
+    const settledNow = (head: TaskHead | undefined): void => {
+      if (!head || isSettled(head.state) || wait.stopping) done();
+    };
+    const head = store.getHead(scope, taskId);
+    if (head instanceof Promise) head.then(settledNow, (e: unknown) => fail(e));
+    else settledNow(head);
   });
 }

@@ -9,11 +9,17 @@ import { isTerminal, stateName } from "../../protocol/index.js";
 export async function cancelTask(deps: CoreDeps, ctx: HandlerContext, req: CancelTaskRequest): Promise<Task> {
   const { scope, agent } = resolveCall(deps, ctx, req.tenant);
   if (!req.id) throw invalidParams("id", "is required");
-  const head = deps.store.getHead(scope, req.id);
+  const head = await deps.store.getHead(scope, req.id);
   if (!head) throw taskNotFound(req.id);
   if (isTerminal(head.state) && head.state !== TaskState.CANCELED) {
     throw new A2AError("TaskNotCancelable", `task ${req.id} is ${stateName(head.state)} and cannot be canceled`, { metadata: { taskId: req.id } });
   }
-  if (head.state !== TaskState.CANCELED) await deps.engine.cancel(scope, agent, req.id, head.contextId);
-  return deps.store.getTask(scope, req.id) ?? Promise.reject(taskNotFound(req.id));
+  if (head.state !== TaskState.CANCELED) {
+    await deps.engine.cancel(scope, agent, req.id, head.contextId);
+    // Read once CANCELED is committed: a networked store shows no uncommitted write.
+    await deps.engine.work.durable();
+  }
+  const task = await deps.store.getTask(scope, req.id);
+  if (!task) throw taskNotFound(req.id);
+  return task;
 }

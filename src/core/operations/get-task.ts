@@ -12,11 +12,11 @@ export async function getTask(deps: CoreDeps, ctx: HandlerContext, req: GetTaskR
   const { scope, agent } = resolveCall(deps, ctx, req.tenant);
   if (!req.id) throw invalidParams("id", "is required");
   checkHistoryLength("historyLength", req.historyLength);
-  const task = deps.store.getTask(scope, req.id, { historyLength: req.historyLength });
+  const task = await deps.store.getTask(scope, req.id, { historyLength: req.historyLength });
   if (!task) throw taskNotFound(req.id);
   // §4.6: only a client that activated the extension sees the delivery records; the others get the Task as stored.
   if (deps.store.pushDeliveryState && activatedExtensions(agent, ctx.values.get(serviceParamsKey).extensions).includes(PUSH_DELIVERY_STATE_URI)) {
-    return withDeliveryState(task, deps.store.pushDeliveryState(scope, req.id));
+    return withDeliveryState(task, await deps.store.pushDeliveryState(scope, req.id));
   }
   return task;
 }

@@ -28,7 +28,7 @@ export async function listTasks(deps: CoreDeps, ctx: HandlerContext, req: ListTa
   const statusAfterMs = req.statusTimestampAfter ? timestampMs(req.statusTimestampAfter) : undefined;
   const fingerprint = queryFingerprint(scope.tenant, scope.agentId, contextId, state, statusAfterMs);
   const after = req.pageToken ? decodePageToken(req.pageToken, fingerprint) : undefined;
-  const page = deps.store.listTasks(scope, {
+  const page = await deps.store.listTasks(scope, {
     contextId,
     state,
     statusAfterMs,

@@ -16,6 +16,7 @@ import { serviceParamsKey } from "../call-context.js";
 import { resolveCall } from "../resolve-call.js";
 import { requirePush } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
+import type { StoreScope } from "../../store/index.js";
 
 /**
  * §4.3.1: a config needs an http(s) url; a missing id is generated. The
@@ -45,47 +46,50 @@ export async function checkPushUrl(deps: CoreDeps, config: TaskPushNotificationC
   if (why) throw invalidParams(`${prefix}url`, why);
 }
 
-function locate(deps: CoreDeps, ctx: HandlerContext, tenant: string, taskId: string, field: string) {
+async function locate(deps: CoreDeps, ctx: HandlerContext, tenant: string, taskId: string, field: string): Promise<StoreScope> {
   const { scope, agent } = resolveCall(deps, ctx, tenant);
   requirePush(agent);
   if (!taskId) throw invalidParams(field, "is required");
-  if (!deps.store.getHead(scope, taskId)) throw taskNotFound(taskId);
+  if (!(await deps.store.getHead(scope, taskId))) throw taskNotFound(taskId);
   return scope;
 }
 
 /** §3.1.7: stores a config durably for the task; at most `limits.pushConfigsPerTask` each. */
 export async function createPushConfig(deps: CoreDeps, ctx: HandlerContext, req: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  const scope = await locate(deps, ctx, req.tenant, req.taskId, "taskId");
   const config = preparePushConfig(req);
   await checkPushUrl(deps, config);
-  const replaces = deps.store.getPushConfig(scope, req.taskId, config.id) !== undefined;
-  if (!replaces && deps.store.countPushConfigs(scope, req.taskId) >= deps.limits.pushConfigsPerTask) {
+  const replaces = (await deps.store.getPushConfig(scope, req.taskId, config.id)) !== undefined;
+  if (!replaces && (await deps.store.countPushConfigs(scope, req.taskId)) >= deps.limits.pushConfigsPerTask) {
     throw invalidParams("taskId", `a task holds at most ${deps.limits.pushConfigsPerTask} push notification configs (limits.pushConfigsPerTask)`);
   }
+  // A write goes into a unit of work like every other; the answer waits until it is durable.
+  deps.engine.work.open();
   deps.store.putPushConfig(scope, config, pushVersion(ctx.values.get(serviceParamsKey).version));
+  await deps.engine.work.durable();
   return config;
 }
 
 /** §3.1.8: one config; a missing one is TaskNotFound. */
 export async function getPushConfig(deps: CoreDeps, ctx: HandlerContext, req: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
-  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  const scope = await locate(deps, ctx, req.tenant, req.taskId, "taskId");
   if (!req.id) throw invalidParams("id", "is required");
-  const config = deps.store.getPushConfig(scope, req.taskId, req.id);
+  const config = await deps.store.getPushConfig(scope, req.taskId, req.id);
   if (!config) throw new A2AError("TaskNotFound", `push notification config ${JSON.stringify(req.id)} not found for task ${JSON.stringify(req.taskId)}`, { metadata: { taskId: req.taskId } });
   return config;
 }
 
 /** §3.1.9: every config of the task, in one page. */
 export async function listPushConfigs(deps: CoreDeps, ctx: HandlerContext, req: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
-  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  const scope = await locate(deps, ctx, req.tenant, req.taskId, "taskId");
   if (req.pageSize < 0) throw invalidParams("pageSize", "must be 0 or more");
-  return create(ListTaskPushNotificationConfigsResponseSchema, { configs: deps.store.listPushConfigs(scope, req.taskId), nextPageToken: "" });
+  return create(ListTaskPushNotificationConfigsResponseSchema, { configs: await deps.store.listPushConfigs(scope, req.taskId), nextPageToken: "" });
 }
 
 /** §3.1.10: idempotent; deleting a config that is gone succeeds. */
 export async function deletePushConfig(deps: CoreDeps, ctx: HandlerContext, req: DeleteTaskPushNotificationConfigRequest): Promise<Empty> {
-  const scope = locate(deps, ctx, req.tenant, req.taskId, "taskId");
+  const scope = await locate(deps, ctx, req.tenant, req.taskId, "taskId");
   if (!req.id) throw invalidParams("id", "is required");
-  deps.store.deletePushConfig(scope, req.taskId, req.id);
+  await deps.store.deletePushConfig(scope, req.taskId, req.id);
   return create(EmptySchema);
 }

@@ -75,7 +75,7 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
       extensions: activatedExtensions(c.agent, params.extensions),
       record: claim.record,
     };
-    const existing = c.message.taskId ? continuable(deps, c.scope, c.message) : undefined;
+    const existing = c.message.taskId ? await continuable(deps, c.scope, c.message) : undefined;
     // A message that starts an agent run counts against the tenant's runs; one that joins a run does not.
     if (!existing || !deps.engine.hasRun(c.scope, existing.id)) {
       const limit = deps.limits.maxTasksInFlightPerTenant;
@@ -89,8 +89,8 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
 }
 
 /** The task a follow-up names, if it may take one more message (§3.4.3, §3.1.1). */
-function continuable(deps: CoreDeps, scope: StoreScope, message: Message): { id: string; contextId: string; state: number } {
-  const head = deps.store.getHead(scope, message.taskId);
+async function continuable(deps: CoreDeps, scope: StoreScope, message: Message): Promise<{ id: string; contextId: string; state: number }> {
+  const head = await deps.store.getHead(scope, message.taskId);
   if (!head) throw taskNotFound(message.taskId);
   // §3.4.3: a contextId that disagrees with the task's is refused.
   if (message.contextId && message.contextId !== head.contextId) {
@@ -115,9 +115,9 @@ async function start(deps: CoreDeps, p: PreparedSend, taskId: string) {
 }
 
 /** The message joins its task; the outcome is stored (in the engine's batch) before the claim goes. */
-function join(deps: CoreDeps, p: PreparedSend, existing: NonNullable<PreparedSend["existing"]>, historyLength?: number) {
+async function join(deps: CoreDeps, p: PreparedSend, existing: NonNullable<PreparedSend["existing"]>, historyLength?: number) {
   try {
-    return deps.engine.continueTask(p.scope, p.agent, existing, p.message, p.options, { historyLength });
+    return await deps.engine.continueTask(p.scope, p.agent, existing, p.message, p.options, { historyLength });
   } finally {
     p.claim.release();
   }
@@ -146,7 +146,7 @@ export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: Send
     const p = await prepare(deps, ctx, req, c, claim);
     if (p.existing) {
       taskId = p.existing.id;
-      join(deps, p, p.existing);
+      await join(deps, p, p.existing);
     } else {
       taskId = newTaskId();
       const first = await start(deps, p, taskId);
@@ -155,7 +155,8 @@ export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: Send
   }
   // §3.2.2: blocking by default, until terminal or interrupted.
   if (!c.returnImmediately) await deps.engine.waitSettled(c.scope, taskId, ctx.signal);
-  const task = deps.store.getTask(c.scope, taskId, { historyLength: c.historyLength });
+  // Both waits above end only after a commit (the settled event and the first outcome are announced then), so a networked store shows what they saw.
+  const task = await deps.store.getTask(c.scope, taskId, { historyLength: c.historyLength });
   if (!task) throw taskNotFound(taskId);
   return create(SendMessageResponseSchema, { payload: { case: "task", value: task } });
 }
@@ -185,7 +186,13 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
     // §3.3.1: a retried stream follows the first attempt's task from where it stands.
     const taskId = priorTaskId(claim.sent);
     const queue = listen(deps.engine, c.scope, taskId, deps.limits, ctx);
-    const snap = deps.store.snapshot(c.scope, taskId, { historyLength: c.historyLength });
+    let snap;
+    try {
+      snap = await deps.store.snapshot(c.scope, taskId, { historyLength: c.historyLength });
+    } catch (e) {
+      queue.close();
+      throw e;
+    }
     if (!snap) {
       queue.close();
       throw taskNotFound(taskId);
@@ -197,9 +204,15 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
   }
   const p = await prepare(deps, ctx, req, c, claim);
   if (p.existing) {
-    // Listen, continue and snapshot in one tick: the snapshot and the tail meet exactly.
+    // Listen before continuing: the snapshot and the tail meet by seq (what both hold is skipped once).
     const queue = listen(deps.engine, p.scope, p.existing.id, deps.limits, ctx);
-    const snap = join(deps, p, p.existing, p.historyLength);
+    let snap;
+    try {
+      snap = await join(deps, p, p.existing, p.historyLength);
+    } catch (e) {
+      queue.close();
+      throw e;
+    }
     const head = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
     yield* follow(queue, { head: [head], work: deps.engine.work, log: logPager(deps.store, p.scope, p.existing.id) }, ctx.signal);
     return;

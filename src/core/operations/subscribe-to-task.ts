@@ -35,24 +35,30 @@ async function* subscribe(
   requireStreaming(agent);
   if (!req.id) throw invalidParams("id", "is required");
   if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) throw invalidParams("Last-Event-ID", "must be an event sequence number");
-  const head = deps.store.getHead(scope, req.id);
+  const head = await deps.store.getHead(scope, req.id);
   if (!head) throw taskNotFound(req.id);
   if (afterSeq === undefined && isTerminal(head.state)) {
     throw new A2AError("UnsupportedOperation", `task ${req.id} is ${stateName(head.state)}; there is nothing to subscribe to`, { metadata: { taskId: req.id } });
   }
-  // Listen and read in one tick: nothing is lost or repeated between them.
+  // Listen before reading: nothing is lost between them, and what both hold is skipped by seq.
   const queue = listen(deps.engine, scope, req.id, deps.limits, ctx);
   const log = logPager(deps.store, scope, req.id);
-  if (afterSeq !== undefined) {
-    // The log is read a page at a time, however much was missed.
-    if (isTerminal(head.state) && log(afterSeq).length === 0) {
-      queue.close();
+  let snap;
+  try {
+    if (afterSeq !== undefined) {
+      // The log is read a page at a time, however much was missed.
+      if (isTerminal(head.state) && (await log(afterSeq)).length === 0) {
+        queue.close();
+        return;
+      }
+      yield* follow(queue, { log, replayAfter: afterSeq, work: deps.engine.work }, ctx.signal);
       return;
     }
-    yield* follow(queue, { log, replayAfter: afterSeq, work: deps.engine.work }, ctx.signal);
-    return;
+    snap = await deps.store.snapshot(scope, req.id);
+  } catch (e) {
+    queue.close();
+    throw e;
   }
-  const snap = deps.store.snapshot(scope, req.id);
   if (!snap) {
     queue.close();
     throw taskNotFound(req.id);
