@@ -56,7 +56,8 @@ export function serveUsage(options: readonly OptionDoc[]): string {
        npm start -- [options]
 
 Runs the hub: the configured agents (by default one echo agent) on one port,
-over Connect, gRPC, gRPC-Web, JSON-RPC and REST, with tasks kept in SQLite.
+over Connect, gRPC, gRPC-Web, JSON-RPC and REST, with tasks kept in SQLite
+(or in PostgreSQL with --store).
 Prints "a2a-hub listening on <url>"; SIGINT or SIGTERM stops it gracefully.
 Flags win over environment variables, which win over the config file.
 
