@@ -84,6 +84,7 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     pushUrlRefusal: options.pushUrlRefusal,
   };
   const recovered = engine.recover();
+  engine.joinFleet();
   // Whoever serves awaits it; one that does not must not crash the process on a failure.
   recovered.catch((e: unknown) => logger.error("failing the tasks left in flight failed", { error: String(e) }));
   const work = engine.work;
