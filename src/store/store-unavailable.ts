@@ -8,12 +8,11 @@
 export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
 
-  constructor(
-    message: string,
-    /** How soon a retry is worth it, in seconds. */
-    readonly retryAfterS = 1,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  /** How soon a retry is worth it, in seconds. */
+  readonly retryAfterS: number;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterS?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterS = options.retryAfterS ?? 1;
   }
 }
