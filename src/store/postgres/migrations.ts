@@ -1,3 +1,4 @@
+import { FLEET_SQL } from "./fleet-sql.js";
 import { APPLY_UNIT_SQL } from "./apply-unit-sql.js";
 
 /**
@@ -169,4 +170,5 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   APPLY_UNIT_SQL,
+  FLEET_SQL,
 ];

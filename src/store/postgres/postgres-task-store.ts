@@ -18,6 +18,8 @@ import type {
   TaskView,
 } from "../task-store.js";
 import { openPostgres } from "./connection.js";
+import type { OrphanTask } from "../fleet.js";
+import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
 import { PendingUnit } from "./pending-unit.js";
 import type { PostgresStoreOptions } from "./pool.js";
 import { PostgresPushOutbox } from "./push-outbox.js";
@@ -34,6 +36,8 @@ export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
   readonly cacheSize?: number;
   /** Told when a write made outside any unit (committed on its own, a moment later) was not stored. */
   readonly onBackgroundError?: (error: Error) => void;
+  /** The fleet's lease and its troubles (several hubs on one database). */
+  readonly fleet?: PgFleetOptions;
 }
 
 const TASK_BY_KEY = (withArtifacts: boolean) => `SELECT ${taskColumns("t", "$4", withArtifacts)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
@@ -54,7 +58,20 @@ const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND 
     owed AS (DELETE FROM push_outbox WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4),
     logged AS (DELETE FROM push_delivery_log WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4)
   DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
-const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer) AS pushed`;
+// Owners and wake-ups for the fleet come with the unit, in its transaction (fleet-sql.ts).
+const APPLY_UNIT = `SELECT a2a_commit_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
+// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED) and owned by it until it fails them.
+const SWEEP = `WITH orphans AS (
+    SELECT t.pk FROM tasks t
+    WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})
+      AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
+    ORDER BY t.pk LIMIT $2::integer FOR UPDATE SKIP LOCKED)
+  UPDATE tasks t SET owner = $1 FROM orphans o WHERE t.pk = o.pk
+  RETURNING ${taskColumns("t", "0", false)}`;
+/** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
+const OUTBOX_CLAIM_MS = 30_000;
+/** Orphans claimed per sweep: the rest wait for the next one. */
+const SWEEP_BATCH = 500;
 
 /**
  * The TaskStore on PostgreSQL (node-postgres and its pool), behaving as
@@ -76,18 +93,37 @@ export class PostgresTaskStore implements TaskStore {
 
   onOutbox?: () => void;
 
-  /** Opens the pool, brings the schema up to date, and returns the store on it. */
+  /** The fleet this store's hub belongs to (any number of hubs may share the database). */
+  readonly fleet: PgFleet | undefined;
+  /** This replica's id in `tasks.owner` and in its wake-ups (a store without a fleet writes none). */
+  private readonly replica: string | null;
+
+  /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
     const db = await openPostgres(options);
-    return new PostgresTaskStore(db.pool, options);
+    const store = new PostgresTaskStore(db.pool, options, { connectionString: options.url, keepAlive: true, application_name: options.applicationName ?? "a2a-hub" });
+    try {
+      await store.fleet?.start();
+    } catch (e) {
+      await db.pool.end().catch(() => undefined);
+      throw storeError(e, "joining the fleet");
+    }
+    return store;
   }
 
+  /** `listen`: how to open the fleet's listening connection; without it the store serves one hub and joins no fleet. */
   constructor(
     private readonly pool: pg.Pool,
     private readonly options: Omit<PostgresTaskStoreOptions, "url"> = {},
+    listen?: pg.ClientConfig,
   ) {
+    this.fleet = listen && new PgFleet(pool, listen, (replica) => this.sweepOrphans(replica), options.fleet);
+    this.replica = this.fleet?.replica ?? null;
     this.cache = new TaskCache(options.cacheSize);
-    this.outbox = new PostgresPushOutbox((what, text, values) => this.query(what, text, values));
+    this.outbox = new PostgresPushOutbox(
+      (what, text, values) => this.query(what, text, values),
+      this.fleet && { replica: this.fleet.replica, claimMs: OUTBOX_CLAIM_MS },
+    );
     const max = options.maxHistoryMessages;
     this.maxHistory = max === undefined || max === Number.POSITIVE_INFINITY ? null : max;
   }
@@ -127,7 +163,7 @@ export class PostgresTaskStore implements TaskStore {
       await previous;
       let pushed: boolean;
       try {
-        const rows = await this.query<{ pushed: boolean }>("a unit of work", APPLY_UNIT, [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory]);
+        const rows = await this.query<{ pushed: boolean }>("a unit of work", APPLY_UNIT, [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica]);
         pushed = rows[0]?.pushed === true;
       } catch (e) {
         this.cache.release(unit.touched, true);
@@ -256,11 +292,24 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async inFlight(): Promise<Array<{ scope: StoreScope; taskId: string; contextId: string }>> {
+    // In a fleet, tasks in flight may be running on other replicas: only orphans are this start's to fail.
+    if (this.replica !== null) return this.sweepOrphans(this.replica);
     const mark = this.cache.readMark;
     const rows = await this.query<LoadedRow>("tasks in flight", IN_FLIGHT, []);
     return rows.map((r) => {
       const scope = { tenant: r.tenant, agentId: r.agent };
       // Core fails them next: the store must have seen them (its rule for writes).
+      this.cache.seen(scope, r.id, seenOf(r), mark);
+      return { scope, taskId: r.id, contextId: r.context_id };
+    });
+  }
+
+  /** Claims orphans for `replica` and loads them, so that core may fail them. */
+  private async sweepOrphans(replica: string): Promise<OrphanTask[]> {
+    const mark = this.cache.readMark;
+    const rows = await this.query<LoadedRow>("orphaned tasks", SWEEP, [replica, SWEEP_BATCH]);
+    return rows.map((r) => {
+      const scope = { tenant: r.tenant, agentId: r.agent };
       this.cache.seen(scope, r.id, seenOf(r), mark);
       return { scope, taskId: r.id, contextId: r.context_id };
     });
@@ -320,6 +369,7 @@ export class PostgresTaskStore implements TaskStore {
     return (this.closed ??= (async () => {
       this.open = undefined;
       await this.tail;
+      await this.fleet?.stop();
       await this.pool.end();
     })());
   }

@@ -34,6 +34,22 @@ const DUE = `SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agen
                AND NOT EXISTS (SELECT 1 FROM push_outbox e WHERE e.task_pk = o.task_pk AND e.config_id = o.config_id AND NOT e.dead AND e.id < o.id)
              ORDER BY o.id LIMIT $2::integer`;
 
+// In a fleet, due rows are claimed for a while by the replica that will post them (SKIP LOCKED: two
+// replicas never take the same row); a claim that ran out (its replica died) is taken again.
+const CLAIM_DUE = `WITH picked AS (
+    SELECT o.id FROM push_outbox o
+    WHERE NOT o.dead AND o.next_at_ms <= $1::bigint AND (o.claim_until_ms IS NULL OR o.claim_until_ms < $1::bigint)
+      AND NOT EXISTS (SELECT 1 FROM push_outbox e WHERE e.task_pk = o.task_pk AND e.config_id = o.config_id AND NOT e.dead AND e.id < o.id)
+    ORDER BY o.id LIMIT $2::integer FOR UPDATE SKIP LOCKED),
+  claimed AS (UPDATE push_outbox o SET claimed_by = $3, claim_until_ms = $1::bigint + $4::bigint FROM picked WHERE o.id = picked.id
+    RETURNING o.id, o.seq, o.kind, o.attempts, o.task_pk, o.config_id)
+  SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agent, t.id AS task_id, c.config, c.version,
+         (SELECT e.event FROM events e WHERE e.task_pk = o.task_pk AND e.seq = o.seq) AS event
+  FROM claimed o
+  JOIN tasks t ON t.pk = o.task_pk
+  JOIN push_configs c ON c.task_pk = o.task_pk AND c.id = o.config_id
+  ORDER BY o.id`;
+
 const TASK_BY_PK = `SELECT ${taskColumns("t", "$2", true)} FROM tasks t WHERE t.pk = $1`;
 
 // The log counts the delivery in the statement that deletes its outbox row.
@@ -43,14 +59,16 @@ const SUCCEEDED = `WITH done AS (DELETE FROM push_outbox WHERE id = $1 RETURNING
 
 // Retried at $2, or dead when $2 is NULL.
 const FAILED = `WITH tried AS (
-    UPDATE push_outbox SET attempts = attempts + 1, next_at_ms = COALESCE($2::bigint, next_at_ms), dead = ($2::bigint IS NULL), last_error = $3
+    UPDATE push_outbox SET attempts = attempts + 1, next_at_ms = COALESCE($2::bigint, next_at_ms), dead = ($2::bigint IS NULL), last_error = $3,
+      claimed_by = NULL, claim_until_ms = NULL
     WHERE id = $1 RETURNING task_pk, config_id)
   INSERT INTO push_delivery_log (task_pk, config_id, delivered, last_attempt_ms, last_error) SELECT task_pk, config_id, 0, $4::bigint, $3 FROM tried
   ON CONFLICT (task_pk, config_id) DO UPDATE SET last_attempt_ms = excluded.last_attempt_ms, last_error = excluded.last_error`;
 
 const GONE = `UPDATE push_outbox SET attempts = attempts + 1, dead = true, last_error = 'event no longer stored' WHERE id = $1`;
 
-const NEXT_DUE = `SELECT MIN(next_at_ms) AS at FROM push_outbox WHERE NOT dead`;
+// A row another replica holds is due here only once its claim runs out.
+const NEXT_DUE = `SELECT MIN(GREATEST(next_at_ms, COALESCE(claim_until_ms, 0))) AS at FROM push_outbox WHERE NOT dead`;
 
 const STATS = `SELECT COUNT(*) AS n, MIN(CASE WHEN next_at_ms <= $1::bigint THEN next_at_ms END) AS due FROM push_outbox WHERE NOT dead`;
 
@@ -80,13 +98,26 @@ interface StateRow {
  * function in the event's transaction; here they are read when due, settled
  * (each settlement one statement, with the delivery log), and summarised.
  */
+/** A fleet's claim on the deliveries a replica takes: who takes them, and for how long. */
+export interface OutboxClaim {
+  readonly replica: string;
+  /** Longer than a webhook POST may take, so that a slow delivery is never taken twice. */
+  readonly claimMs: number;
+}
+
 export class PostgresPushOutbox {
-  constructor(private readonly query: Query) {}
+  constructor(
+    private readonly query: Query,
+    private readonly claim?: OutboxClaim,
+  ) {}
 
   /** Due deliveries, oldest first, at most one per (task, config); a row whose payload is gone turns dead. */
   async due(nowMs: number, limit: number): Promise<PushDelivery[]> {
     const out: PushDelivery[] = [];
-    for (const r of await this.query<DueRow>("due deliveries", DUE, [nowMs, limit])) {
+    const rows = this.claim
+      ? await this.query<DueRow>("due deliveries", CLAIM_DUE, [nowMs, limit, this.claim.replica, this.claim.claimMs])
+      : await this.query<DueRow>("due deliveries", DUE, [nowMs, limit]);
+    for (const r of rows) {
       const payload = r.kind === FINAL_TASK ? await this.finalTask(r.task_pk) : r.event && decode(StreamResponseSchema, r.event);
       if (!payload) {
         await this.query("a delivery whose event is gone", GONE, [r.id]);
