@@ -36,8 +36,8 @@ export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
   readonly cacheSize?: number;
   /** Told when a write made outside any unit (committed on its own, a moment later) was not stored. */
   readonly onBackgroundError?: (error: Error) => void;
-  /** The fleet's lease and its troubles (several hubs on one database). */
-  readonly fleet?: PgFleetOptions;
+  /** The fleet's lease and its troubles (several hubs on one database); false: this store serves one hub alone and joins no fleet. */
+  readonly fleet?: PgFleetOptions | false;
 }
 
 const TASK_BY_KEY = (withArtifacts: boolean) => `SELECT ${taskColumns("t", "$4", withArtifacts)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
@@ -101,7 +101,8 @@ export class PostgresTaskStore implements TaskStore {
   /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
     const db = await openPostgres(options);
-    const store = new PostgresTaskStore(db.pool, options, { connectionString: options.url, keepAlive: true, application_name: options.applicationName ?? "a2a-hub" });
+    const listen = options.fleet === false ? undefined : { connectionString: options.url, keepAlive: true, application_name: options.applicationName ?? "a2a-hub" };
+    const store = new PostgresTaskStore(db.pool, options, listen);
     try {
       await store.fleet?.start();
     } catch (e) {
@@ -117,7 +118,7 @@ export class PostgresTaskStore implements TaskStore {
     private readonly options: Omit<PostgresTaskStoreOptions, "url"> = {},
     listen?: pg.ClientConfig,
   ) {
-    this.fleet = listen && new PgFleet(pool, listen, (replica) => this.sweepOrphans(replica), options.fleet);
+    this.fleet = listen && new PgFleet(pool, listen, (replica) => this.sweepOrphans(replica), options.fleet || undefined);
     this.replica = this.fleet?.replica ?? null;
     this.cache = new TaskCache(options.cacheSize);
     this.outbox = new PostgresPushOutbox(
