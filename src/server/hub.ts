@@ -28,7 +28,7 @@ export interface HubOptions {
   /** Directory of the SQLite database. Default ./data. One hub per directory: a second one's start fails with DataDirLockedError. */
   readonly dataDir?: string;
   /** Keep tasks in PostgreSQL instead of SQLite (then `dataDir` is not used): a postgres:// URL and the connections kept at most (default 10). */
-  readonly store?: { readonly url: string; readonly poolSize?: number };
+  readonly store?: { readonly url: string; readonly poolSize?: number; readonly leaseMs?: number };
   /** The agents to host; default one echo agent. */
   readonly agents?: readonly HostedAgent[];
   /** Public base URL for agent cards; default from the request's Host. */
@@ -144,6 +144,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       maxHistoryMessages,
       onIdleError: (error) => logger.warn("an idle PostgreSQL connection broke; the pool replaces it", { error: error.message }),
       onBackgroundError: (error) => logger.error("a store write outside a unit of work was not stored", { error: error.message }),
+      fleet: {
+        leaseMs: options.store.leaseMs,
+        onProblem: (what, error) => logger.warn(what, { error: error instanceof Error ? error.message : String(error) }),
+      },
     });
     try {
       return await serveOn({ store, release: () => store.close() }, options);

@@ -224,11 +224,14 @@ function tlsOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: un
 /** The PostgreSQL store: its URL from the first source that gives one, its pool size from the file; none means SQLite. */
 function storeOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: unknown): HubConfig["store"] {
   const file = raw === undefined ? {} : c.object(raw, ["store"]);
-  c.known(file, ["store"], ["url", "poolSize"]);
+  c.known(file, ["store"], ["url", "poolSize", "leaseMs"]);
   const url = c.pick("--store", cli.storeUrl, env, "A2A_HUB_STORE", file.url, ["store", "url"]);
   const poolSize = file.poolSize === undefined ? undefined : c.int(file.poolSize, ["store", "poolSize"], 1, 1000);
+  // Bounded above by the promise: a dead replica's tasks fail within 30 s by default, and no later than a minute when configured.
+  const leaseMs = file.leaseMs === undefined ? undefined : c.int(file.leaseMs, ["store", "leaseMs"], 300, 60_000);
   if (!url) {
     if (poolSize !== undefined) c.fail(["store", "poolSize"], "needs a store URL too (store.url, --store or A2A_HUB_STORE)");
+    if (leaseMs !== undefined) c.fail(["store", "leaseMs"], "needs a store URL too (store.url, --store or A2A_HUB_STORE)");
     return undefined;
   }
   try {
@@ -236,7 +239,7 @@ function storeOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: 
   } catch (e) {
     url.fail((e as Error).message);
   }
-  return { url: url.value, poolSize };
+  return { url: url.value, poolSize, leaseMs };
 }
 
 /** Trusted proxies from the first source that lists any (a flag list replaces the file's, it does not add to it). */

@@ -97,6 +97,12 @@ export interface StoreConfig {
   readonly url: string;
   /** Connections one hub keeps to the database at most (default 10). */
   readonly poolSize?: number;
+  /**
+   * How long a replica's lease lasts without renewal (ms, default 15000; renewed every third).
+   * When a replica dies, its tasks in flight are failed once its lease has run out, within
+   * about 4/3 of this.
+   */
+  readonly leaseMs?: number;
 }
 
 /** `metrics:` of the config file. */
