@@ -11,6 +11,7 @@ import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messag
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
 import { dataEvents } from "./helpers/sse.js";
+import { until } from "./helpers/until.js";
 
 /**
  * The hub as `npm start -- --store postgres://…` runs it (A2A_HUB_STORE
@@ -41,14 +42,6 @@ async function rows(url: string, sql: string, values: unknown[] = []): Promise<A
     return (await c.query(sql, values)).rows;
   } finally {
     await c.end();
-  }
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
