@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Role, TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { parseCli } from "../src/server/index.js";
 import { userMessage } from "./helpers/json-messages.js";
-import { call, openRpcStream } from "./helpers/jsonrpc-requests.js";
+import { call, openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
 import { textOf } from "./helpers/message-text.js";
 import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
@@ -154,4 +154,29 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
     const [failedSeq] = await rows(url, `SELECT MAX(seq)::integer AS n FROM events e JOIN tasks t ON t.pk = e.task_pk WHERE t.id = $1`, [slow[0]]);
     expect(failedSeq?.n).toBe(3);
   });
+
+  // Last in the file: it stops the cluster the other tests share (and starts it again).
+  it("while the database is down answers errors, never hangs, and /readyz says 503; recovers by itself when it is back", async () => {
+    const url = await cluster().createDatabase();
+    const hub = await hubOn(url);
+    const before = await call(hub.url, "SendMessage", { message: userMessage("before the outage") });
+    expect(before.task.status.state).toBe("TASK_STATE_COMPLETED");
+    await cluster().kill();
+    try {
+      const start = Date.now();
+      const ready = await fetch(`${hub.url}readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: "store unavailable", reason: expect.stringContaining("unavailable") });
+      const sent = await post(hub.url, rpc("SendMessage", { message: userMessage("during the outage") }));
+      expect(sent.json.error, JSON.stringify(sent.json)).toBeDefined();
+      const got = await post(hub.url, rpc("GetTask", { id: before.task.id }));
+      expect(got.json.error, JSON.stringify(got.json)).toBeDefined();
+      expect(Date.now() - start).toBeLessThan(20_000);
+    } finally {
+      await cluster().restart();
+    }
+    await until("/readyz is 200 again", async () => (await fetch(`${hub.url}readyz`)).status === 200);
+    expect((await call(hub.url, "GetTask", { id: before.task.id })).status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await call(hub.url, "SendMessage", { message: userMessage("after the outage") })).task.status.state).toBe("TASK_STATE_COMPLETED");
+  }, 60_000);
 });
