@@ -646,8 +646,10 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
     it("rejects with StoreUnavailableError, soon, when the database cannot be reached", async () => {
       const { port } = new URL(url);
       // A port nothing listens on: the server is down.
-      const down = new PostgresTaskStore(createPool({ url: url.replace(`:${port}/`, ":1/"), connectTimeoutMs: 2000 }));
+      const downUrl = url.replace(`:${port}/`, ":1/");
       const start = Date.now();
+      await expect(PostgresTaskStore.open({ url: downUrl, connectTimeoutMs: 2000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      const down = new PostgresTaskStore(createPool({ url: downUrl, connectTimeoutMs: 2000 }));
       await expect(down.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(down.getHead(scope, "x")).rejects.toThrow("the task store's database is unavailable");
       await expect(unit(down, () => writer(down).create("x"))).rejects.toBeInstanceOf(StoreUnavailableError);

@@ -78,8 +78,13 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Opens the pool, brings the schema up to date, and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
-    const db = await openPostgres(options);
-    return new PostgresTaskStore(db.pool, options);
+    try {
+      const db = await openPostgres(options);
+      return new PostgresTaskStore(db.pool, options);
+    } catch (e) {
+      // A server that is not there at start says so, as it would later.
+      throw storeError(e, "opening the store");
+    }
   }
 
   constructor(
