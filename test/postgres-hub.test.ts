@@ -11,6 +11,7 @@ import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messag
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
 import { dataEvents } from "./helpers/sse.js";
+import { describeEvent, startReceiver } from "./helpers/webhook-receiver.js";
 import { until } from "./helpers/until.js";
 
 /**
@@ -154,6 +155,36 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
     const [failedSeq] = await rows(url, `SELECT MAX(seq)::integer AS n FROM events e JOIN tasks t ON t.pk = e.task_pk WHERE t.id = $1`, [slow[0]]);
     expect(failedSeq?.n).toBe(3);
   });
+
+  it("delivers every push event in order, also those owed when the hub was killed, from the outbox after a restart", async () => {
+    const url = await cluster().createDatabase();
+    const r = await startReceiver();
+    try {
+      r.respond = () => 503; // the receiver is down while the task runs
+      const env = { A2A_HUB_STORE: url, A2A_HUB_PUSH_ALLOW_CIDRS: "127.0.0.1/32", A2A_HUB_PUSH_RETRY_BASE_MS: "50", A2A_HUB_PUSH_RETRY_CAP_MS: "100", A2A_HUB_PUSH_ATTEMPTS: "1000" };
+      dataDir = tempDataDir();
+      const first = await spawnServer(dataDir, { env });
+      await first.client("grpc").sendMessage(textRequest("stream 5", { configuration: { taskPushNotificationConfig: { url: r.url } } }));
+      await until("the receiver was tried", async () => r.attempts > 0);
+      expect(r.received).toHaveLength(0);
+      first.signal("SIGKILL");
+      await first.waitExit(5_000);
+      const [owed] = await rows(url, `SELECT COUNT(*)::integer AS n FROM push_outbox WHERE NOT dead`);
+      expect(owed?.n).toBe(8);
+      r.respond = () => undefined; // the receiver is back
+      await spawnServer(dataDir, { env });
+      await r.waitFor(8, 20_000);
+      expect(r.received.map((x) => describeEvent(x.body))).toEqual([
+        "status:TASK_STATE_WORKING",
+        ...Array.from({ length: 5 }, (_, i) => `artifact:chunk ${i + 1}`),
+        "status:TASK_STATE_COMPLETED",
+        "task:TASK_STATE_COMPLETED",
+      ]);
+      await until("the outbox is empty", async () => (await rows(url, `SELECT COUNT(*)::integer AS n FROM push_outbox`))[0]?.n === 0);
+    } finally {
+      await r.close();
+    }
+  }, 60_000);
 
   // Last in the file: it stops the cluster the other tests share (and starts it again).
   it("while the database is down answers errors, never hangs, and /readyz says 503; recovers by itself when it is back", async () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { taskOf, textRequest } from "./helpers/messages.js";
 import { expectA2AError, violatedFields } from "./helpers/errors.js";
-import { startReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { describeEvent, startReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 import { removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
 
 const FAST_RETRY = { baseMs: 20, capMs: 100, attempts: 6 };
@@ -19,14 +19,6 @@ async function hubAndReceiver(push: Parameters<typeof startTestHub>[0] extends i
   const t = await startTestHub({ push });
   cleanups.push(() => r.close(), () => t.stop());
   return { t, r };
-}
-
-/** The payload kind and the event's state or artifact text, for order checks. */
-function describeEvent(body: Record<string, unknown>): string {
-  const [kind, value] = Object.entries(body)[0] as [string, Record<string, any>];
-  if (kind === "statusUpdate") return `status:${value.status.state}`;
-  if (kind === "artifactUpdate") return `artifact:${value.artifact.parts[0].text.trim()}`;
-  return `${kind}:${value.status?.state}`;
 }
 
 describe("push delivery (§3.5.3)", () => {

@@ -67,3 +67,11 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
   (receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
 }
+
+/** The payload kind and the event's state or artifact text, for order checks. */
+export function describeEvent(body: Record<string, unknown>): string {
+  const [kind, value] = Object.entries(body)[0] as [string, Record<string, any>];
+  if (kind === "statusUpdate") return `status:${value.status.state}`;
+  if (kind === "artifactUpdate") return `artifact:${value.artifact.parts[0].text.trim()}`;
+  return `${kind}:${value.status?.state}`;
+}
