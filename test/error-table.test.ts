@@ -37,11 +37,13 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
   ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
   // Ours too (§7.4): missing or wrong bearer token; the tenancy tests walk it on every binding.
   Unauthenticated: { jsonRpc: -32000, grpc: "UNAUTHENTICATED", http: 401 },
+  // Ours: the store cannot be reached (PostgreSQL down); test/postgres-outage walks it on every binding.
+  Unavailable: { jsonRpc: -32000, grpc: "UNAVAILABLE", http: 503 },
   Internal: { jsonRpc: -32603, grpc: "INTERNAL", http: 500 },
 };
 
 /** The errors of §3.3.2's A2A-specific table: they carry an ErrorInfo on every binding (§9.5, §10.6, §11.6). */
-const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated");
+const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated" && n !== "Unavailable");
 
 const upperSnake = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 const errorInfos = (details: unknown) => (Array.isArray(details) ? details : []).filter((d) => d?.["@type"] === "type.googleapis.com/google.rpc.ErrorInfo");
@@ -265,9 +267,9 @@ const PROVOCATIONS: Provocation[] = [
 ];
 
 describe("the end-to-end walk covers the table", () => {
-  it("provokes every row of ERROR_TABLE except Internal (which no well-formed request can reach)", () => {
+  it("provokes every row of ERROR_TABLE except Internal (which no well-formed request can reach) and Unavailable (a stopped database: the PostgreSQL outage test)", () => {
     const provoked = new Set(PROVOCATIONS.map((p) => p.error));
-    expect((Object.keys(ERROR_TABLE) as A2AErrorName[]).filter((n) => !provoked.has(n))).toEqual(["Internal"]);
+    expect((Object.keys(ERROR_TABLE) as A2AErrorName[]).filter((n) => !provoked.has(n))).toEqual(["Unavailable", "Internal"]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { clientError } from "./store-errors.js";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { TaskStore } from "../store/index.js";
 import type { A2AServiceApi, SequencedEvent } from "./a2a-handlers.js";
@@ -36,7 +37,11 @@ export interface A2ACore {
 }
 
 async function* events(stream: AsyncIterable<SequencedEvent>) {
-  for await (const e of stream) yield e.event;
+  try {
+    for await (const e of stream) yield e.event;
+  } catch (e) {
+    throw clientError(e);
+  }
 }
 
 /**
@@ -51,7 +56,7 @@ function durably<Req, Res>(work: UnitOfWork, handler: (req: Req, ctx: HandlerCon
       answer = await handler(req, ctx);
     } catch (e) {
       if (work.isOpen) await work.durable().catch(() => undefined);
-      throw e;
+      throw clientError(e);
     }
     if (work.isOpen) await work.durable();
     return answer;
@@ -79,6 +84,7 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     pushUrlRefusal: options.pushUrlRefusal,
   };
   const recovered = engine.recover();
+  engine.joinFleet();
   // Whoever serves awaits it; one that does not must not crash the process on a failure.
   recovered.catch((e: unknown) => logger.error("failing the tasks left in flight failed", { error: String(e) }));
   const work = engine.work;

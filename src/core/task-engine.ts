@@ -9,10 +9,12 @@ import {
   addressed,
   AgentEvents,
   CancelProtocol,
+  FleetRelay,
   newRun,
   OpenStreams,
   recoverInFlight,
   RunLifecycle,
+  sweepOrphans,
   RunRegistry,
   taskKey,
   TaskWriter,
@@ -45,6 +47,8 @@ export class TaskEngine {
   private readonly lifecycle: RunLifecycle;
   private readonly cancels: CancelProtocol;
   private stopping = false;
+  /** What ends this replica's part in a fleet (relay, cancel requests, sweeps); empty for a fleet of one. */
+  private readonly leaveFleet: Array<() => void> = [];
 
   constructor(
     private readonly store: TaskStore,
@@ -55,7 +59,7 @@ export class TaskEngine {
     this.writer = new TaskWriter({ store, work: this.work, bus: this.bus, runs });
     const events = new AgentEvents({ runs, writer: this.writer, store, logger });
     this.lifecycle = new RunLifecycle({ runs, events, writer: this.writer, logger, stopping: () => this.stopping });
-    this.cancels = new CancelProtocol({ runs, store, writer: this.writer, events, logger });
+    this.cancels = new CancelProtocol({ runs, store, writer: this.writer, events, logger, bus: this.bus, fleet: store.fleet });
   }
 
   /** Number of agent runs in progress. */
@@ -161,6 +165,37 @@ export class TaskEngine {
     return recoverInFlight({ store: this.store, writer: this.writer, logger: this.logger });
   }
 
+  /**
+   * Takes this replica's part in a fleet of hubs on one database: events
+   * other replicas commit reach the streams here, cancel requests for runs
+   * here are carried out, and tasks a dead replica left in flight are
+   * failed. Nothing to do when the store has no fleet.
+   */
+  joinFleet(): void {
+    const fleet = this.store.fleet;
+    if (!fleet || this.leaveFleet.length > 0) return;
+    const relay = new FleetRelay({ fleet, store: this.store, bus: this.bus, streams: this.streams, logger: this.logger });
+    relay.start();
+    this.leaveFleet.push(() => relay.stop());
+    this.leaveFleet.push(
+      fleet.onCancelRequest((scope, taskId) => {
+        const run = this.runs.get(this.key(scope, taskId));
+        if (!run || this.stopping) return;
+        this.cancel(scope, run.agent, taskId, run.contextId).catch((e: unknown) => this.logger.error("a cancel asked by another replica failed", { taskId, error: String(e) }));
+      }),
+    );
+    let sweeping = false;
+    const timer = setInterval(() => {
+      if (sweeping || this.stopping) return;
+      sweeping = true;
+      sweepOrphans({ store: this.store, writer: this.writer, logger: this.logger }, fleet)
+        .catch((e: unknown) => this.logger.warn("sweeping for tasks of stopped replicas failed", { error: String(e) }))
+        .finally(() => (sweeping = false));
+    }, fleet.sweepEveryMs);
+    timer.unref();
+    this.leaveFleet.push(() => clearInterval(timer));
+  }
+
   /** Registers an open stream so that stop() can end it; returns the function that forgets it. */
   trackStream(stream: OpenStream): () => void {
     return this.streams.track(stream);
@@ -179,6 +214,7 @@ export class TaskEngine {
   /** Stops taking work, ends open streams, aborts every run and waits briefly for them to return. */
   async stop(): Promise<void> {
     this.stopping = true;
+    for (const leave of this.leaveFleet.splice(0)) leave();
     this.streams.closeAll();
     const runs = this.runs.all();
     for (const r of runs) r.controller.abort(new A2AError("Internal", "the server is stopping"));

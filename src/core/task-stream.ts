@@ -1,15 +1,20 @@
+import { create } from "@bufbuild/protobuf";
+import { StreamResponseSchema } from "../../gen/a2a/v1/a2a_pb.js";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { StoreScope, TaskStore } from "../store/index.js";
 import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
 import type { CoreLimits } from "./core-deps.js";
 import type { BusEvent, TaskEngine } from "./task-engine.js";
-import { isSettled } from "../protocol/index.js";
+import { busEvent } from "./engine/index.js";
 import type { UnitOfWork } from "./unit-of-work.js";
 import { overflowDropKey } from "./call-context.js";
 
 /** The limits a stream's live tail is kept within. */
 export type StreamLimits = Pick<CoreLimits, "streamBufferEvents" | "streamStallMs">;
+
+/** What wakes a waiting reader to catch up from the log: seq 0 precedes every event, so it is skipped. */
+const CATCH_UP: BusEvent = { seq: 0, event: create(StreamResponseSchema), settled: false };
 
 /** Logged events read per page when a stream catches up from the log: its memory bound. */
 const LOG_PAGE = 256;
@@ -19,12 +24,7 @@ export type LogPager = (afterSeq: number) => Promise<BusEvent[]>;
 
 /** The pager of one task's event log. */
 export function logPager(store: TaskStore, scope: StoreScope, taskId: string): LogPager {
-  return async (afterSeq) =>
-    (await store.eventsAfter(scope, taskId, afterSeq, LOG_PAGE)).map((e) => ({
-      seq: e.seq,
-      event: e.event,
-      settled: e.event.payload.case === "statusUpdate" && isSettled(e.event.payload.value.status?.state ?? 0),
-    }));
+  return async (afterSeq) => (await store.eventsAfter(scope, taskId, afterSeq, LOG_PAGE)).map(busEvent);
 }
 
 /**
@@ -43,7 +43,13 @@ export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, li
     onOverflow: ctx.values.get(overflowDropKey),
   });
   const unsubscribe = engine.bus.subscribe(engine.key(scope, taskId), (e) => queue.push(e));
-  const untrack = engine.trackStream(queue);
+  const untrack = engine.trackStream({
+    close: () => queue.close(),
+    get depth() {
+      return queue.depth;
+    },
+    catchUp: () => queue.requestCatchUp(CATCH_UP),
+  });
   queue.whenClosed(() => {
     unsubscribe();
     untrack();

@@ -1,6 +1,7 @@
 import type { TaskStore } from "../store/index.js";
 import { A2AError } from "../protocol/index.js";
 import type { Logger } from "./logger.js";
+import { clientError } from "./store-errors.js";
 
 /** What is run once a unit of work commits, and what is run instead when it rolls back. */
 interface Effect {
@@ -159,6 +160,7 @@ export class UnitOfWork {
  * the change (an internal error); either way the change did not happen.
  */
 function storeFailure(e: unknown): A2AError {
-  if (e instanceof A2AError) return e;
+  const told = clientError(e);
+  if (told instanceof A2AError) return told;
   return new A2AError("Internal", "the server could not store this change; it did not happen");
 }

@@ -73,6 +73,22 @@ export class EventQueue<T> implements AsyncIterable<T> {
     return lagging;
   }
 
+  /**
+   * Tells the consumer to read what it may have missed elsewhere (the
+   * task's log) before it pulls again, as after an overflow: events may
+   * have been lost on their way here (another replica's wake-ups). A
+   * consumer waiting now is woken with `nudge`, an item it skips.
+   */
+  requestCatchUp(nudge: T): void {
+    if (this.closed) return;
+    this.lagging = true;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = this.failer = undefined;
+      w({ value: nudge, done: false });
+    }
+  }
+
   /** The consumer moved on without pulling (it read what it missed elsewhere). */
   noteProgress(): void {
     this.progressAt = Date.now();

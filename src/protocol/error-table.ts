@@ -14,6 +14,7 @@ export type A2AErrorName =
   | "InvalidParams"
   | "ResourceExhausted"
   | "Unauthenticated"
+  | "Unavailable"
   | "Internal";
 
 /** One row of the binding table: how one A2A error looks on each binding. */
@@ -55,6 +56,10 @@ export const ERROR_TABLE: Readonly<Record<A2AErrorName, ErrorRow>> = {
   // §7.4: no valid credentials. Not an A2A error: HTTP 401 (with WWW-Authenticate), gRPC's own
   // code, and JSON-RPC's server-defined range, as for rate limits.
   Unauthenticated: { reason: "UNAUTHENTICATED", jsonRpcCode: -32000, grpcCode: Code.Unauthenticated, httpStatus: 401, title: "Authentication required" },
+  // The store cannot be reached (a PostgreSQL server restarting, the network to it down): the
+  // change did not happen and the client may retry. Not an A2A error: gRPC's and HTTP's own
+  // codes (503 with Retry-After), and JSON-RPC's server-defined range, as for rate limits.
+  Unavailable: { reason: "UNAVAILABLE", jsonRpcCode: -32000, grpcCode: Code.Unavailable, httpStatus: 503, title: "Service unavailable" },
   // §3.3.2 "System Errors": never carries internals to the client.
   Internal: { reason: "INTERNAL", jsonRpcCode: -32603, grpcCode: Code.Internal, httpStatus: 500, title: "Internal error" },
 };

@@ -17,6 +17,8 @@ export type {
   Maybe,
   TaskView,
 } from "./task-store.js";
+export type { Fleet, OrphanTask, TaskWake } from "./fleet.js";
+export { StoreUnavailableError } from "./store-unavailable.js";
 export { DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
 export {
   MIGRATIONS as POSTGRES_MIGRATIONS,

@@ -7,6 +7,7 @@ import type {
   TaskState,
   TaskStatus,
 } from "../../gen/a2a/v1/a2a_pb.js";
+import type { Fleet } from "./fleet.js";
 
 /** The boundary of every query (§13.1): a tenant and one of the agents it calls. */
 export interface StoreScope {
@@ -204,6 +205,9 @@ export interface TaskStore {
 
   /** Outbox rows not yet delivered nor dead, and the earliest due time among those due by nowMs (for metrics). */
   outboxStats?(nowMs: number): Maybe<OutboxStats>;
+  /** What replicas on the same database share; absent for a store only one process uses (SQLite). */
+  readonly fleet?: Fleet;
+
   /** Throws when the store cannot answer a query now (readiness). */
   ping?(): Maybe<void>;
 }

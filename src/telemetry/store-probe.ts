@@ -112,6 +112,7 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
       unit = undefined;
     },
   } satisfies Partial<TaskStore>);
+  Object.defineProperty(probe, "fleet", { get: () => store.fleet });
   // The push worker sets its wake-up hook on the probe: it belongs on the store, which calls it.
   Object.defineProperty(probe, "onOutbox", {
     get: () => store.onOutbox,

@@ -75,7 +75,8 @@ function a2aFailure(e: A2AError): RestFailure {
     title: row.title,
     reason: row.reason,
     extensions,
-    headers: {},
+    // RFC 9110 §10.2.3: how soon a retry may succeed (rate limits, an unreachable store).
+    headers: e.metadata.retryAfterSeconds ? { "retry-after": e.metadata.retryAfterSeconds } : {},
   };
 }
 

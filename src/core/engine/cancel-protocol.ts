@@ -6,17 +6,21 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { MessageSchema, Role, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { StoreScope, TaskStore } from "../../store/index.js";
-import { A2AError, isTerminal } from "../../protocol/index.js";
+import type { EventBus } from "../../execution/index.js";
+import type { Fleet, StoreScope, TaskStore } from "../../store/index.js";
+import { A2AError, isSettled, isTerminal } from "../../protocol/index.js";
 import type { HostedAgent } from "../hosted-agent.js";
 import type { Logger } from "../logger.js";
 import type { AgentEvents } from "./agent-events.js";
 import type { RunRegistry } from "./run-registry.js";
 import { newRun, taskKey, type Run } from "./run.js";
-import type { TaskWriter } from "./task-writer.js";
+import type { BusEvent, TaskWriter } from "./task-writer.js";
+import { waitSettled } from "./wait-settled.js";
 
 /** How long CancelTask waits for an agent's cancel hook before it cancels anyway. */
 const CANCEL_HOOK_MS = 5_000;
+/** How long CancelTask waits for the replica running the task to end it CANCELED (its hook's bound, and a margin). */
+const REMOTE_CANCEL_MS = CANCEL_HOOK_MS + 5_000;
 
 export interface CancelProtocolDeps {
   readonly runs: RunRegistry;
@@ -24,6 +28,9 @@ export interface CancelProtocolDeps {
   readonly writer: TaskWriter;
   readonly events: AgentEvents;
   readonly logger: Logger;
+  /** Where the settled event of a task canceled on another replica arrives (relayed from the log). */
+  readonly bus: EventBus<BusEvent>;
+  readonly fleet?: Fleet;
 }
 
 export class CancelProtocol {
@@ -35,6 +42,7 @@ export class CancelProtocol {
    */
   async cancel(scope: StoreScope, agent: HostedAgent, taskId: string, contextId: string): Promise<void> {
     let run = this.deps.runs.get(taskKey(scope, taskId));
+    if (!run && this.deps.fleet && (await this.cancelElsewhere(this.deps.fleet, scope, taskId))) return;
     if (!run && agent.executor.cancel) run = await this.idleRun(scope, agent, taskId, contextId);
     if (run) {
       run.controller.abort(new A2AError("UnsupportedOperation", "task canceled"));
@@ -55,6 +63,35 @@ export class CancelProtocol {
     }
     const head = await this.deps.store.getHead(scope, taskId);
     if (head && !isTerminal(head.state)) this.deps.writer.writeStatus({ scope, taskId, contextId }, { state: TaskState.CANCELED });
+  }
+
+  /**
+   * The task's agent runs on another replica: that replica aborts its run,
+   * calls its hook and writes CANCELED (only a run's replica writes its
+   * task's events), and this one answers once that has committed. False
+   * when no live replica runs it: this replica cancels it as its own.
+   */
+  private async cancelElsewhere(fleet: Fleet, scope: StoreScope, taskId: string): Promise<boolean> {
+    const head = await this.deps.store.getHead(scope, taskId);
+    if (!head || isSettled(head.state)) return false;
+    // Listening before asking: the CANCELED event cannot come before the wait has begun.
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), REMOTE_CANCEL_MS);
+    const settled = waitSettled({ bus: this.deps.bus, store: this.deps.store, stopping: false, scope, taskId, signal: giveUp.signal });
+    settled.catch(() => undefined);
+    let asked = false;
+    try {
+      asked = await fleet.requestCancel(scope, taskId);
+      if (asked) await settled;
+    } catch (e) {
+      if (!asked) throw e;
+      // The owner did not finish in time: the caller answers with the task as it stands.
+      this.deps.logger.warn("a cancel on another replica did not settle in time", { taskId, error: String(e) });
+    } finally {
+      clearTimeout(timer);
+      giveUp.abort();
+    }
+    return asked;
   }
 
   /**

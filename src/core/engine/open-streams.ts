@@ -9,6 +9,8 @@ export interface OpenStream {
   close(): void;
   /** Events buffered for its reader. */
   readonly depth?: number;
+  /** Makes its reader catch up from the task's log (wake-ups from other replicas may have been lost). */
+  catchUp?(): void;
 }
 
 export class OpenStreams {
@@ -34,6 +36,11 @@ export class OpenStreams {
 
   get size(): number {
     return this.streams.size;
+  }
+
+  /** Makes every open stream catch up from its task's log. */
+  catchUpAll(): void {
+    for (const s of this.streams) s.catchUp?.();
   }
 
   /** Ends every open stream (a stop). */

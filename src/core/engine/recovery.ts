@@ -3,7 +3,7 @@
  * at start, and answers to the store's view of every scope, not to a run.
  */
 import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { TaskStore } from "../../store/index.js";
+import type { Fleet, OrphanTask, TaskStore } from "../../store/index.js";
 import type { Logger } from "../logger.js";
 import { systemMessage } from "./run.js";
 import type { TaskWriter } from "./task-writer.js";
@@ -12,12 +12,27 @@ import type { TaskWriter } from "./task-writer.js";
  * Tasks a previous process left SUBMITTED or WORKING cannot be resumed:
  * their agent runs died with it. They end FAILED, saying why.
  */
-export async function recoverInFlight(deps: { readonly store: TaskStore; readonly writer: TaskWriter; readonly logger: Logger }): Promise<number> {
-  const stranded = await deps.store.inFlight();
-  for (const t of stranded) {
-    const message = systemMessage(t, "The server restarted while this task was in flight; it did not finish.");
-    deps.writer.writeStatus(t, { state: TaskState.FAILED, message });
-  }
-  if (stranded.length > 0) deps.logger.warn("failed tasks left in flight by the previous process", { count: stranded.length });
+export async function recoverInFlight(deps: StrandedDeps): Promise<number> {
+  return failStranded(deps, await deps.store.inFlight(), "The server restarted while this task was in flight; it did not finish.", "failed tasks left in flight by the previous process");
+}
+
+/**
+ * Tasks in flight on a replica of the fleet that stopped renewing its lease
+ * (it died, or lost the database): claimed by this replica's sweep and
+ * failed as a restart fails them on a single hub.
+ */
+export async function sweepOrphans(deps: StrandedDeps, fleet: Fleet): Promise<number> {
+  return failStranded(deps, await fleet.sweep(), "The server that ran this task stopped while it was in flight; it did not finish.", "failed tasks left in flight by a replica that stopped");
+}
+
+interface StrandedDeps {
+  readonly store: TaskStore;
+  readonly writer: TaskWriter;
+  readonly logger: Logger;
+}
+
+function failStranded(deps: StrandedDeps, stranded: readonly OrphanTask[], why: string, logLine: string): number {
+  for (const t of stranded) deps.writer.writeStatus(t, { state: TaskState.FAILED, message: systemMessage(t, why) });
+  if (stranded.length > 0) deps.logger.warn(logLine, { count: stranded.length });
   return stranded.length;
 }

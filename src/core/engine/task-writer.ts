@@ -9,7 +9,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema, type Artifact, type Message, type StreamResponse, type Task, type TaskArtifactUpdateEvent } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { EventBus } from "../../execution/index.js";
-import type { StoreScope, TaskStore } from "../../store/index.js";
+import type { LoggedEvent, StoreScope, TaskStore } from "../../store/index.js";
 import { isSettled } from "../../protocol/index.js";
 import type { UnitOfWork } from "../unit-of-work.js";
 import type { RunRegistry } from "./run-registry.js";
@@ -21,6 +21,12 @@ export interface BusEvent {
   readonly event: StreamResponse;
   /** The task is terminal or interrupted after this event (§3.2.2). */
   readonly settled: boolean;
+}
+
+/** A logged event read back from the store, as the bus carries it. */
+export function busEvent(e: LoggedEvent): BusEvent {
+  const p = e.event.payload;
+  return { seq: e.seq, event: e.event, settled: p.case === "statusUpdate" && isSettled(p.value.status?.state ?? 0) };
 }
 
 /** A status to write: the state, and what may come with it. */

@@ -15,6 +15,7 @@ import { serviceParamsKey } from "../call-context.js";
 import { activatedExtensions, resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
+import { clientError } from "../store-errors.js";
 import type { HostedAgent } from "../hosted-agent.js";
 import { IDEMPOTENCY_KEY_HEADER, sendKeyOf, type PriorSend, type SendClaim } from "../send-ledger.js";
 import type { RunOptions } from "../task-engine.js";
@@ -171,6 +172,9 @@ export async function* sendStreamingMessage(deps: CoreDeps, ctx: HandlerContext,
   const release = deps.streams.acquire(c.scope.tenant);
   try {
     yield* streamSend(deps, ctx, req, c);
+  } catch (e) {
+    // A stream read from an unreachable store ends UNAVAILABLE, not Internal.
+    throw clientError(e);
   } finally {
     release();
   }

@@ -6,6 +6,7 @@ import type { SequencedEvent } from "../a2a-handlers.js";
 import { resolveCall } from "../resolve-call.js";
 import { requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
+import { clientError } from "../store-errors.js";
 import { isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";
 
@@ -20,6 +21,9 @@ export async function* subscribeToTask(deps: CoreDeps, ctx: HandlerContext, req:
   const release = deps.streams.acquire(call.scope.tenant);
   try {
     yield* subscribe(deps, ctx, req, call, afterSeq);
+  } catch (e) {
+    // A stream read from an unreachable store ends UNAVAILABLE, not Internal.
+    throw clientError(e);
   } finally {
     release();
   }
