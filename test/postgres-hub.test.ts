@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { Code } from "@connectrpc/connect";
 import { Role, TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { parseCli } from "../src/server/index.js";
 import { userMessage } from "./helpers/json-messages.js";
@@ -10,6 +11,7 @@ import { textOf } from "./helpers/message-text.js";
 import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
+import { rest } from "./helpers/rest.js";
 import { dataEvents } from "./helpers/sse.js";
 import { describeEvent, startReceiver } from "./helpers/webhook-receiver.js";
 import { until } from "./helpers/until.js";
@@ -187,7 +189,7 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
   }, 60_000);
 
   // Last in the file: it stops the cluster the other tests share (and starts it again).
-  it("while the database is down answers errors, never hangs, and /readyz says 503; recovers by itself when it is back", async () => {
+  it("while the database is down answers UNAVAILABLE on every binding within seconds (JSON-RPC -32000, gRPC UNAVAILABLE, REST 503 with Retry-After), /readyz says 503; recovers by itself when it is back", async () => {
     const url = await cluster().createDatabase();
     const hub = await hubOn(url);
     const before = await call(hub.url, "SendMessage", { message: userMessage("before the outage") });
@@ -198,10 +200,15 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
       const ready = await fetch(`${hub.url}readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({ status: "store unavailable", reason: expect.stringContaining("unavailable") });
+      // UNAVAILABLE on every binding: nothing was changed, the same call may succeed shortly.
       const sent = await post(hub.url, rpc("SendMessage", { message: userMessage("during the outage") }));
-      expect(sent.json.error, JSON.stringify(sent.json)).toBeDefined();
+      expect(sent.json.error, JSON.stringify(sent.json)).toMatchObject({ code: -32000 });
       const got = await post(hub.url, rpc("GetTask", { id: before.task.id }));
-      expect(got.json.error, JSON.stringify(got.json)).toBeDefined();
+      expect(got.json.error, JSON.stringify(got.json)).toMatchObject({ code: -32000 });
+      await expect(hub.client("grpc").getTask({ id: before.task.id })).rejects.toMatchObject({ code: Code.Unavailable });
+      const viaRest = await rest(hub.url.replace(/\/$/, ""), "GET", `/tasks/${before.task.id}`);
+      expect(viaRest.status).toBe(503);
+      expect(Number(viaRest.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(Date.now() - start).toBeLessThan(20_000);
     } finally {
       await cluster().restart();

@@ -28,7 +28,6 @@ export {
   openPostgres,
   PostgresTaskStore,
   StoreFenceError,
-  StoreUnavailableError,
   type PostgresTaskStoreOptions,
   type MigrationOutcome,
   type PostgresDatabase,

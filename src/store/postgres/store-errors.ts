@@ -1,19 +1,4 @@
-/**
- * The database cannot be reached or is not answering now (refused, reset,
- * shutting down, a connection not had within the pool's connect timeout):
- * the operation did not happen, or its outcome is unknown, and trying again
- * later may succeed. Core answers it as UNAVAILABLE (HTTP 503 with
- * Retry-After), never as an internal error.
- */
-export class StoreUnavailableError extends Error {
-  override readonly name = "StoreUnavailableError";
-  /** Seconds a client is told to wait before it tries again. */
-  readonly retryAfterS = 1;
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+import { StoreUnavailableError } from "../store-unavailable.js";
 
 /**
  * A unit was refused by the database because its predicted seqs did not
