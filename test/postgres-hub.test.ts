@@ -13,7 +13,7 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/post
 import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
 import { rest } from "./helpers/rest.js";
 import { dataEvents } from "./helpers/sse.js";
-import { describeEvent, startReceiver } from "./helpers/webhook-receiver.js";
+import { describeEvent, startReceiver, streamDeliveries } from "./helpers/webhook-receiver.js";
 import { until } from "./helpers/until.js";
 
 /**
@@ -176,12 +176,7 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
       r.respond = () => undefined; // the receiver is back
       await spawnServer(dataDir, { env });
       await r.waitFor(8, 20_000);
-      expect(r.received.map((x) => describeEvent(x.body))).toEqual([
-        "status:TASK_STATE_WORKING",
-        ...Array.from({ length: 5 }, (_, i) => `artifact:chunk ${i + 1}`),
-        "status:TASK_STATE_COMPLETED",
-        "task:TASK_STATE_COMPLETED",
-      ]);
+      expect(r.received.map((x) => describeEvent(x.body))).toEqual(streamDeliveries(5));
       await until("the outbox is empty", async () => (await rows(url, `SELECT COUNT(*)::integer AS n FROM push_outbox`))[0]?.n === 0);
     } finally {
       await r.close();

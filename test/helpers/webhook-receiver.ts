@@ -75,3 +75,8 @@ export function describeEvent(body: Record<string, unknown>): string {
   if (kind === "artifactUpdate") return `artifact:${value.artifact.parts[0].text.trim()}`;
   return `${kind}:${value.status?.state}`;
 }
+
+/** What a receiver gets for an echo `stream <n>` task, in describeEvent's words: WORKING, n chunks, COMPLETED, the final task. */
+export function streamDeliveries(n: number): string[] {
+  return ["status:TASK_STATE_WORKING", ...Array.from({ length: n }, (_, i) => `artifact:chunk ${i + 1}`), "status:TASK_STATE_COMPLETED", "task:TASK_STATE_COMPLETED"];
+}
