@@ -312,6 +312,15 @@ function storeContract(name: string, harness: () => StoreHarness) {
       expect(await total(TaskState.WORKING)).toBe(0);
       expect(await total(TaskState.COMPLETED)).toBe(1);
       expect(await total(TaskState.FAILED)).toBe(1);
+      // A task created and finished in one unit is counted once, as it ended up.
+      await unit(store, () => {
+        w.create("d");
+        w.status("d", TaskState.WORKING);
+        w.status("d", TaskState.COMPLETED);
+      });
+      expect(await total()).toBe(4);
+      expect(await total(TaskState.SUBMITTED)).toBe(1);
+      expect(await total(TaskState.COMPLETED)).toBe(2);
     });
 
     it("records sends: the first record of a key wins; messageIds and Idempotency-Keys are separate namespaces", async () => {
@@ -500,6 +509,35 @@ function storeContract(name: string, harness: () => StoreHarness) {
         w.create("after");
       });
       expect((await fresh.getHead(scope, "after"))?.lastSeq).toBe(1);
+    });
+
+    it("keeps each task's log apart when a unit's writes interleave several tasks", async () => {
+      const store = await open();
+      const w = writer(store);
+      const seqs: Array<[string, number]> = [];
+      await unit(store, () => {
+        seqs.push(["a", w.create("a")], ["b", w.create("b")]);
+        seqs.push(["a", w.status("a", TaskState.WORKING)], ["b", w.status("b", TaskState.WORKING)]);
+        seqs.push(["a", w.artifact("a", "out", ["a1"])]);
+        w.history("b", "more for b");
+        seqs.push(["b", w.artifact("b", "out", ["b1"], { lastChunk: true })], ["a", w.artifact("a", "out", ["a2"], { append: true })]);
+        seqs.push(["b", w.status("b", TaskState.COMPLETED)]);
+      });
+      expect(seqs).toEqual([
+        ["a", 1],
+        ["b", 1],
+        ["a", 2],
+        ["b", 2],
+        ["a", 3],
+        ["b", 3],
+        ["a", 4],
+        ["b", 4],
+      ]);
+      const a = await store.snapshot(scope, "a");
+      const b = await store.snapshot(scope, "b");
+      expect([a?.seq, a?.task.status?.state, artifactsOf(a?.task)]).toEqual([4, TaskState.WORKING, [["out", "a1", "a2"]]]);
+      expect([b?.seq, b?.task.status?.state, artifactsOf(b?.task), texts(b?.task.history)]).toEqual([4, TaskState.COMPLETED, [["out", "b1"]], ["hello", "more for b"]]);
+      expect((await store.listTasks(scope, { limit: 10 })).tasks.map((t) => t.id)).toEqual(["b", "a"]);
     });
 
     it("opens the next unit while a commit is in flight; its seqs follow the previous unit's", async () => {
