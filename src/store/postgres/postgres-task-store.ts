@@ -100,7 +100,13 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
-    const db = await openPostgres(options);
+    let db;
+    try {
+      db = await openPostgres(options);
+    } catch (e) {
+      // A server that is not there at start says so, as it would later.
+      throw storeError(e, "opening the store");
+    }
     const listen = options.fleet === false ? undefined : { connectionString: options.url, keepAlive: true, application_name: options.applicationName ?? "a2a-hub" };
     const store = new PostgresTaskStore(db.pool, options, listen);
     try {
