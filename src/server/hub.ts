@@ -316,6 +316,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     subscribers: () => inner.engine.bus.listenerCount(),
     streamBacklog: () => inner.engine.streamBacklog(),
     connections: () => server.connectionsByProtocol(),
+    pool: () => store.poolStats?.(),
     outbox: () => {
       const o = store.outboxStats?.(Date.now()) ?? { pending: 0 };
       if (!(o instanceof Promise)) return outboxGauge(o);

@@ -367,6 +367,10 @@ export class PostgresTaskStore implements TaskStore {
     return this.outbox.stats(nowMs);
   }
 
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async ping(): Promise<void> {
     await this.query("a ping", "SELECT 1", []);
   }
