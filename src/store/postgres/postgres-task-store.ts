@@ -60,13 +60,15 @@ const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND 
   DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
 // Owners and wake-ups for the fleet come with the unit, in its transaction (fleet-sql.ts).
 const APPLY_UNIT = `SELECT a2a_commit_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
-// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED) and owned by it until it fails them.
+// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED). The
+// claim names the sweeper but is no lease: if failing the task does not commit (the database went
+// away meanwhile), the next sweep, here or anywhere, takes it again instead of it staying in flight.
 const SWEEP = `WITH orphans AS (
     SELECT t.pk FROM tasks t
     WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})
       AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
     ORDER BY t.pk LIMIT $2::integer FOR UPDATE SKIP LOCKED)
-  UPDATE tasks t SET owner = $1 FROM orphans o WHERE t.pk = o.pk
+  UPDATE tasks t SET owner = 'sweep:' || $1 FROM orphans o WHERE t.pk = o.pk
   RETURNING ${taskColumns("t", "0", false)}`;
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;
