@@ -4,7 +4,8 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { Role, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { parseCli } from "../src/server/index.js";
+import { buildConfig, parseCli } from "../src/server/index.js";
+import type { ConfigSource } from "../src/server/config/index.js";
 import { userMessage } from "./helpers/json-messages.js";
 import { call, openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
 import { textOf } from "./helpers/message-text.js";
@@ -54,6 +55,18 @@ describe("the store URL", () => {
     expect(() => parseCli(["serve"], { A2A_HUB_STORE: "nonsense" })).toThrow("A2A_HUB_STORE: the store URL is not a URL");
     const cli = parseCli(["serve", "--store", "postgres://u@db:5432/a2a"], {});
     expect(cli.command === "serve" && cli.config.store).toEqual({ url: "postgres://u@db:5432/a2a", poolSize: undefined });
+    // Without one the hub stays on SQLite.
+    expect(buildConfig(undefined, {}).store).toBeUndefined();
+  });
+
+  it("comes from the config file's store: { url, poolSize }, the flag and variable winning over it", () => {
+    const file = (store: unknown): ConfigSource => ({ file: "hub.yaml", data: { store }, lineOf: () => 3 });
+    expect(buildConfig(file({ url: "postgresql://db/a2a?sslmode=require", poolSize: 4 }), {}).store).toEqual({ url: "postgresql://db/a2a?sslmode=require", poolSize: 4 });
+    expect(buildConfig(file({ url: "postgres://db/a", poolSize: 4 }), { A2A_HUB_STORE: "postgres://other/b" }).store).toEqual({ url: "postgres://other/b", poolSize: 4 });
+    expect(() => buildConfig(file({ poolSize: 4 }), {})).toThrow("store.poolSize: needs a store URL too (store.url, --store or A2A_HUB_STORE)");
+    expect(() => buildConfig(file({ url: "postgres://db/a", poolSize: 0 }), {})).toThrow("store.poolSize");
+    expect(() => buildConfig(file({ url: "postgres://db/a", pool: 4 }), {})).toThrow("store.pool");
+    expect(() => buildConfig(file({ url: "sqlite:///tmp/x" }), {})).toThrow("store.url: the store URL must begin with postgres:// or postgresql://");
   });
 });
 

@@ -27,6 +27,7 @@ import {
   type TaskStore,
 } from "../src/store/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { until } from "./helpers/until.js";
 
 /**
  * One contract, two stores: every TaskStore operation is checked against
@@ -553,6 +554,30 @@ function storeContract(name: string, harness: () => StoreHarness) {
       expect([...first, ...second]).toEqual([1, 2, 3, 4]);
       expect((await store.eventsAfter(scope, "f", 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
       expect((await store.getHead(scope, "f"))?.state).toBe(TaskState.COMPLETED);
+    });
+
+    it("stores a write made outside any unit on its own, and a unit opened right after takes it in", async () => {
+      const store = await open();
+      const w = writer(store);
+      w.create("alone");
+      await until("the write outside a unit is stored", async () => (await store.getHead(scope, "alone")) !== undefined, 5_000);
+      w.create("adopted");
+      store.beginBatch();
+      w.status("adopted", TaskState.WORKING);
+      await store.commitBatch();
+      // Committed by the caller's commitBatch, which resolved only once it was durable.
+      expect(await (await open()).getHead(scope, "adopted")).toEqual({ id: "adopted", contextId: "ctx", state: TaskState.WORKING, lastSeq: 2 });
+      // And the caller hears when such a unit fails, even once the turn it began in is over.
+      w.create("other");
+      store.beginBatch();
+      w.create("alone");
+      await new Promise((r) => setImmediate(r));
+      const error = await (async () => store.commitBatch())().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      store.rollbackBatch();
+      expect(error).toBeInstanceOf(Error);
     });
 
     it("finds everything acknowledged after a restart on the same data", async () => {

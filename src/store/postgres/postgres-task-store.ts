@@ -150,16 +150,20 @@ export class PostgresTaskStore implements TaskStore {
 
   beginBatch(): void {
     this.open ??= new PendingUnit();
+    // Its commit is the caller's now, whoever opened it: the caller must hear how it went.
+    this.open.ownCommit = false;
   }
 
   /** The open unit; a write outside any opens one that commits on its own right after this turn. */
   private unit(): PendingUnit {
     if (this.open) return this.open;
-    this.beginBatch();
+    const unit = new PendingUnit();
+    unit.ownCommit = true;
+    this.open = unit;
     setImmediate(() => {
-      this.commitBatch().catch((e: Error) => this.options.onBackgroundError?.(e));
+      if (this.open === unit && unit.ownCommit) this.commitBatch().catch((e: Error) => this.options.onBackgroundError?.(e));
     });
-    return this.open!;
+    return unit;
   }
 
   commitBatch(): Promise<void> {
