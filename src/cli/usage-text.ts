@@ -44,6 +44,7 @@ function environmentOnly(): string {
     ["A2A_HUB_RATE_BURST", "rateLimit.burst"],
     ["A2A_HUB_RATE_PER_SECOND", "rateLimit.perSecond"],
     ["A2A_HUB_REMOTE_REGISTRY", "remoteRegistry"],
+    ["A2A_HUB_STORE_LEASE_MS", "store.leaseMs"],
     ...LIMIT_KEYS.map((k): [string, string] => [limitEnvName(k), `limits.${k}`]),
   ];
   const column = Math.max(...rows.map(([env]) => env.length)) + 2;
@@ -56,7 +57,8 @@ export function serveUsage(options: readonly OptionDoc[]): string {
        npm start -- [options]
 
 Runs the hub: the configured agents (by default one echo agent) on one port,
-over Connect, gRPC, gRPC-Web, JSON-RPC and REST, with tasks kept in SQLite.
+over Connect, gRPC, gRPC-Web, JSON-RPC and REST, with tasks kept in SQLite
+(or in PostgreSQL with --store).
 Prints "a2a-hub listening on <url>"; SIGINT or SIGTERM stops it gracefully.
 Flags win over environment variables, which win over the config file.
 

@@ -96,6 +96,7 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     port: config.port,
     host: config.host,
     dataDir: config.dataDir,
+    store: config.store,
     publicBaseUrl: config.publicUrl,
     tls: config.tls ? readTlsFiles(config.tls) : undefined,
     trustedProxies: config.trustedProxies,

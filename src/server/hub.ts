@@ -10,7 +10,7 @@ import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
-import { lockDataDir, SqliteTaskStore, type DataDirLock, type OutboxStats, type TaskStore } from "../store/index.js";
+import { lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
 import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, logsInfo, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -27,6 +27,8 @@ export interface HubOptions {
   readonly host?: string;
   /** Directory of the SQLite database. Default ./data. One hub per directory: a second one's start fails with DataDirLockedError. */
   readonly dataDir?: string;
+  /** Keep tasks in PostgreSQL instead of SQLite (then `dataDir` is not used): a postgres:// URL and the connections kept at most (default 10). */
+  readonly store?: { readonly url: string; readonly poolSize?: number; readonly leaseMs?: number };
   /** The agents to host; default one echo agent. */
   readonly agents?: readonly HostedAgent[];
   /** Public base URL for agent cards; default from the request's Host. */
@@ -132,29 +134,67 @@ export function defaultAgents(): HostedAgent[] {
  * and the HTTP facades, on 127.0.0.1 unless told otherwise.
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
+  const maxHistoryMessages = options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages;
+  if (options.store) {
+    // PostgreSQL: no data directory, so no lock; the schema is migrated under an advisory lock.
+    const logger = options.logger ?? silentLogger;
+    const store = await PostgresTaskStore.open({
+      url: options.store.url,
+      poolSize: options.store.poolSize,
+      maxHistoryMessages,
+      onIdleError: (error) => logger.warn("an idle PostgreSQL connection broke; the pool replaces it", { error: error.message }),
+      onBackgroundError: (error) => logger.error("a store write outside a unit of work was not stored", { error: error.message }),
+      fleet: {
+        leaseMs: options.store.leaseMs,
+        onProblem: (what, error) => logger.warn(what, { error: error instanceof Error ? error.message : String(error) }),
+      },
+    });
+    try {
+      return await serveOn({ store, system: "postgresql", release: () => store.close() }, options);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+  }
   // One hub per data directory, taken before the database is opened: the
   // store writes as the file's only writer, and the start-up fails the
   // tasks it finds in flight, which would be another live hub's.
   const lock = lockDataDir(options.dataDir ?? "data");
   try {
-    return await serveOn(lock, options);
+    const store = new SqliteTaskStore({ filename: join(lock.dataDir, "a2a-hub.db"), maxHistoryMessages });
+    return await serveOn(
+      {
+        store,
+        system: "sqlite",
+        release: () => {
+          store.close();
+          lock.release();
+        },
+      },
+      options,
+    );
   } catch (e) {
     lock.release();
     throw e;
   }
 }
 
-async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
+/** The hub's store, opened, and what gives it (and a SQLite data directory's lock) back at the end. */
+interface OpenedStore {
+  readonly store: TaskStore;
+  /** OTel's `db.system` for the store's spans. */
+  readonly system: "sqlite" | "postgresql";
+  readonly release: () => void | Promise<void>;
+}
+
+async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   // A library prints nothing of its own accord: the CLI passes a logger that writes to stderr.
   const logger = options.logger ?? silentLogger;
-  const store: TaskStore = new SqliteTaskStore({
-    filename: join(lock.dataDir, "a2a-hub.db"),
-    maxHistoryMessages: options.limits?.maxHistoryMessages ?? DEFAULT_LIMITS.maxHistoryMessages,
-  });
+  const store = opened.store;
   const metrics = options.metrics === false ? undefined : new HubMetrics(options.metrics);
   const tracing = options.tracing ?? false;
   // Core and push see the store through the probe only when something records what it sees.
-  const observedStore = metrics || tracing ? instrumentStore(store, { metrics, tracing }) : store;
+  const observedStore = metrics || tracing ? instrumentStore(store, { metrics, tracing, system: opened.system }) : store;
   const agents = options.agents ?? defaultAgents();
   const policy = new AddressPolicy(options.push);
   const signedAgents = await signedExtendedCards(agents, options.cardSigning, options.publicBaseUrl);
@@ -276,6 +316,7 @@ async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
     subscribers: () => inner.engine.bus.listenerCount(),
     streamBacklog: () => inner.engine.streamBacklog(),
     connections: () => server.connectionsByProtocol(),
+    pool: () => store.poolStats?.(),
     outbox: () => {
       const o = store.outboxStats?.(Date.now()) ?? { pending: 0 };
       if (!(o instanceof Promise)) return outboxGauge(o);
@@ -315,8 +356,7 @@ async function serveOn(lock: DataDirLock, options: HubOptions): Promise<Hub> {
         await server.close(Math.min(grace, FLUSH_MS));
         await push.stop();
         if (metricsServer) await new Promise((r) => metricsServer.close(r).closeAllConnections());
-        await store.close();
-        lock.release();
+        await opened.release();
       })()),
   };
 }

@@ -1,3 +1,4 @@
+import { checkPostgresUrl } from "../../store/index.js";
 import { LOG_LEVELS } from "../../telemetry/index.js";
 import { ConfigError } from "./config-error.js";
 import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type RetriesConfig, type TenantConfig } from "./hub-config.js";
@@ -191,6 +192,7 @@ export interface ConfigOverrides {
   readonly host?: string;
   readonly port?: number;
   readonly dataDir?: string;
+  readonly storeUrl?: string;
   readonly publicUrl?: string;
   readonly insecure?: boolean;
   readonly pushAllowPrivate?: boolean;
@@ -219,6 +221,27 @@ function tlsOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: un
   return cert && key ? { certFile: cert.value, keyFile: key.value } : undefined;
 }
 
+/** The PostgreSQL store: its URL from the first source that gives one, its pool size from the file; none means SQLite. */
+function storeOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: unknown): HubConfig["store"] {
+  const file = raw === undefined ? {} : c.object(raw, ["store"]);
+  c.known(file, ["store"], ["url", "poolSize", "leaseMs"]);
+  const url = c.pick("--store", cli.storeUrl, env, "A2A_HUB_STORE", file.url, ["store", "url"]);
+  const poolSize = file.poolSize === undefined ? undefined : c.int(file.poolSize, ["store", "poolSize"], 1, 1000);
+  // Bounded above by the promise: a dead replica's tasks fail within 30 s by default, and no later than a minute when configured.
+  const leaseMs = envInt(env, "A2A_HUB_STORE_LEASE_MS", 300, 60_000) ?? (file.leaseMs === undefined ? undefined : c.int(file.leaseMs, ["store", "leaseMs"], 300, 60_000));
+  if (!url) {
+    if (poolSize !== undefined) c.fail(["store", "poolSize"], "needs a store URL too (store.url, --store or A2A_HUB_STORE)");
+    if (leaseMs !== undefined) c.fail(["store", "leaseMs"], "needs a store URL too (store.url, --store or A2A_HUB_STORE)");
+    return undefined;
+  }
+  try {
+    checkPostgresUrl(url.value);
+  } catch (e) {
+    url.fail((e as Error).message);
+  }
+  return { url: url.value, poolSize, leaseMs };
+}
+
 /** Trusted proxies from the first source that lists any (a flag list replaces the file's, it does not add to it). */
 function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: unknown): string[] {
   const check = (list: readonly string[], key: string): string[] => {
@@ -239,7 +262,7 @@ function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrid
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "store", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -277,6 +300,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     tls: tlsOf(c, env, cli, file.tls),
     trustedProxies: trustedProxiesOf(c, env, cli, file.trustedProxies),
     dataDir: cli.dataDir ?? env.A2A_HUB_DATA ?? c.optString(file.dataDir, ["dataDir"]) ?? DEFAULT_CONFIG.dataDir,
+    store: storeOf(c, env, cli, file.store),
     tenants,
     agents,
     push: {

@@ -52,6 +52,8 @@ export interface HubConfig {
   /** The base URL clients reach the hub at; without it cards take URLs from each request's Host. */
   readonly publicUrl?: string;
   readonly dataDir: string;
+  /** Keep tasks in PostgreSQL (a postgres:// URL) instead of SQLite under `dataDir`. */
+  readonly store?: StoreConfig;
   /** Serve TLS (HTTP/2 by ALPN, HTTP/1.1 fallback) with these PEM files: the certificate (chain) and its private key. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /**
@@ -87,6 +89,20 @@ export interface HubConfig {
   readonly tracing?: TracingConfig;
   /** How long a graceful stop answers /readyz 503 before it stops accepting (ms); default 0. */
   readonly readinessDrainMs?: number;
+}
+
+/** `store:` of the config file (or --store / A2A_HUB_STORE for the URL). */
+export interface StoreConfig {
+  /** postgres://user:password@host:port/database, libpq's URL form with its query parameters (e.g. sslmode). */
+  readonly url: string;
+  /** Connections one hub keeps to the database at most (default 10). */
+  readonly poolSize?: number;
+  /**
+   * How long a replica's lease lasts without renewal (ms, default 15000; renewed every third).
+   * When a replica dies, its tasks in flight are failed once its lease has run out, within
+   * about 4/3 of this.
+   */
+  readonly leaseMs?: number;
 }
 
 /** `metrics:` of the config file. */

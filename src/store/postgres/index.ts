@@ -1,5 +1,7 @@
-/** The PostgreSQL store's foundations: schema, migrations under an advisory lock, and the connection pool. */
+/** The PostgreSQL store: the TaskStore on a pool, its schema, and migrations under an advisory lock. */
 export { MIGRATIONS } from "./migrations.js";
 export { MIGRATION_LOCK_KEY, migrate, type MigrationOutcome } from "./migrate.js";
 export { checkPostgresUrl, createPool, type PostgresStoreOptions } from "./pool.js";
 export { openPostgres, type PostgresDatabase } from "./connection.js";
+export { PostgresTaskStore, type PostgresTaskStoreOptions } from "./postgres-task-store.js";
+export { StoreFenceError } from "./store-errors.js";

@@ -1,3 +1,5 @@
+import { APPLY_UNIT_SQL } from "./apply-unit-sql.js";
+
 /**
  * Forward-only schema migrations of the PostgreSQL store; entry i takes the
  * schema from version i to i + 1 (recorded in `schema_migrations`). Never
@@ -8,6 +10,9 @@
  * bytea, epoch milliseconds and row keys in bigint, flags in boolean.
  * Children hang off the task's `pk`, found through (tenant, agent, id), so
  * no query can cross a tenant boundary.
+ *
+ * Version 2 adds the function a unit of work is applied by, in one round
+ * trip (apply-unit-sql.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -163,4 +168,5 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_pk, config_id)
   );
   `,
+  APPLY_UNIT_SQL,
 ];

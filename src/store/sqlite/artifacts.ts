@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { ArtifactSchema, PartSchema, type Artifact } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { ArtifactChange } from "../task-store.js";
-import { decode } from "./row-codecs.js";
+import { decode } from "../encoding/index.js";
 
 /** An artifact change of one task, encoded, and where a new artifact goes among its others. */
 export interface ArtifactWrite {

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { StreamResponseSchema, type StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { LoggedEvent } from "../task-store.js";
-import { decode } from "./row-codecs.js";
+import { decode } from "../encoding/index.js";
 
 /**
  * The `events` table: every event of a task by seq (1, 2, …, the task

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { MessageSchema, type Message } from "../../../gen/a2a/v1/a2a_pb.js";
-import { decode } from "./row-codecs.js";
+import { decode } from "../encoding/index.js";
 
 /** Where a message goes in a task's history. */
 export interface HistoryEntry {

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { toBinary } from "@bufbuild/protobuf";
 import { TaskPushNotificationConfigSchema, type TaskPushNotificationConfig } from "../../../gen/a2a/v1/a2a_pb.js";
-import { decode, expectRow } from "./row-codecs.js";
+import { decode, expectRow } from "../encoding/index.js";
 
 /** A config to store on a task. */
 export interface PushConfigWrite {

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { toBinary } from "@bufbuild/protobuf";
 import { MessageSchema } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SendKey, SentMessage, StoreScope } from "../task-store.js";
-import { decode } from "./row-codecs.js";
+import { decode } from "../encoding/index.js";
 
 type RecordParams = [tenant: string, agent: string, key: string, fingerprint: Uint8Array, taskId: string | null, reply: Uint8Array | null, createdMs: number];
 type RecordRow = { fingerprint: Buffer; task_id: string | null; reply: Buffer | null };

@@ -29,12 +29,12 @@ import type {
 import { TaskArtifacts } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
-import { artifactRows, creationRows, statusRows } from "./event-rows.js";
+import { artifactRows, creationRows, statusRows } from "../encoding/index.js";
 import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
 import { PushDeliveryLog } from "./push-delivery-log.js";
 import { PushOutbox } from "./push-outbox.js";
-import { decode, decodeMetadata, encodeMetadata, statusMs } from "./row-codecs.js";
+import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
 import { TaskRecords, type TaskRecord } from "./task-records.js";

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope, TaskPage, TaskQuery, TaskView } from "../task-store.js";
-import { expectRow } from "./row-codecs.js";
+import { expectRow } from "../encoding/index.js";
 import { TASK_COLUMNS, type TaskRow } from "./task-rows.js";
 
 /** The named parameters of a ListTasks query; only those its filters use are bound. */

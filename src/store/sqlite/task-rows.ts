@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
-import { expectRow } from "./row-codecs.js";
+import { expectRow } from "../encoding/index.js";
 
 /** A `tasks` row as ListTasks reads it: everything a Task needs but its history and artifacts, which have tables of their own. */
 export interface TaskRow {

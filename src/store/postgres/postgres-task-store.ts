@@ -1,0 +1,393 @@
+import type pg from "pg";
+import { MessageSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskState, type Message, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskStatus } from "../../../gen/a2a/v1/a2a_pb.js";
+import { decode } from "../encoding/index.js";
+import type {
+  ArtifactChange,
+  LoggedEvent,
+  NewTask,
+  OutboxStats,
+  PushDelivery,
+  PushDeliveryState,
+  SendKey,
+  SentMessage,
+  StoreScope,
+  TaskHead,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskView,
+} from "../task-store.js";
+import { openPostgres } from "./connection.js";
+import type { OrphanTask } from "../fleet.js";
+import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
+import { PendingUnit } from "./pending-unit.js";
+import type { PostgresStoreOptions } from "./pool.js";
+import { PostgresPushOutbox } from "./push-outbox.js";
+import { storeError } from "./store-errors.js";
+import { TaskCache, type CachedTask } from "./task-cache.js";
+import { listStatement, pageOf } from "./task-list.js";
+import { historyLimit, seenOf, taskColumns, taskOf, type LoadedRow } from "./task-loader.js";
+
+/** Options of the PostgreSQL store. */
+export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
+  /** Messages kept in a task's history; older ones are dropped as new ones arrive. Default: all. */
+  readonly maxHistoryMessages?: number;
+  /** Tasks whose seq and sealed artifacts are held in memory (default 10,000; running ones are never dropped). */
+  readonly cacheSize?: number;
+  /** Told when a write made outside any unit (committed on its own, a moment later) was not stored. */
+  readonly onBackgroundError?: (error: Error) => void;
+  /** The fleet's lease and its troubles (several hubs on one database); false: this store serves one hub alone and joins no fleet. */
+  readonly fleet?: PgFleetOptions | false;
+}
+
+const TASK_BY_KEY = (withArtifacts: boolean) => `SELECT ${taskColumns("t", "$4", withArtifacts)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
+const HEAD_BY_KEY = `SELECT ${taskColumns("t", "0", false)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
+const IN_FLIGHT = `SELECT ${taskColumns("t", "0", false)} FROM tasks t WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})`;
+const EVENTS_AFTER = `SELECT e.seq, e.event FROM events e JOIN tasks t ON t.pk = e.task_pk
+  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND e.seq > $4 ORDER BY e.seq LIMIT $5::integer`;
+const FIND_SENT = {
+  messageId: `SELECT fingerprint, task_id, reply FROM sent_messages WHERE tenant = $1 AND agent = $2 AND message_id = $3`,
+  idempotencyKey: `SELECT fingerprint, task_id, reply FROM idempotency_keys WHERE tenant = $1 AND agent = $2 AND idem_key = $3`,
+};
+const CONFIGS_OF = `SELECT c.config FROM push_configs c JOIN tasks t ON t.pk = c.task_pk WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
+const GET_CONFIG = `${CONFIGS_OF} AND c.id = $4`;
+const LIST_CONFIGS = `${CONFIGS_OF} ORDER BY c.created_ms, c.id`;
+const COUNT_CONFIGS = `SELECT COUNT(*) AS n FROM push_configs c JOIN tasks t ON t.pk = c.task_pk WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
+// Deleting a config stops its future deliveries and leaves no rows behind: one statement, one transaction.
+const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND agent = $2 AND id = $3),
+    owed AS (DELETE FROM push_outbox WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4),
+    logged AS (DELETE FROM push_delivery_log WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4)
+  DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
+// Owners and wake-ups for the fleet come with the unit, in its transaction (apply-unit-sql.ts).
+const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
+// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED). The
+// claim names the sweeper but is no lease: if failing the task does not commit (the database went
+// away meanwhile), the next sweep, here or anywhere, takes it again instead of it staying in flight.
+const SWEEP = `WITH orphans AS (
+    SELECT t.pk FROM tasks t
+    WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})
+      AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
+    ORDER BY t.pk LIMIT $2::integer FOR UPDATE SKIP LOCKED)
+  UPDATE tasks t SET owner = 'sweep:' || $1 FROM orphans o WHERE t.pk = o.pk
+  RETURNING ${taskColumns("t", "0", false)}`;
+/** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
+const OUTBOX_CLAIM_MS = 30_000;
+/** Orphans claimed per sweep: the rest wait for the next one. */
+const SWEEP_BATCH = 500;
+
+/**
+ * The TaskStore on PostgreSQL (node-postgres and its pool), behaving as
+ * SqliteTaskStore does. Writes go into the open unit and return at once:
+ * a seq is predicted from what the store has seen of the task (TaskCache)
+ * and the database fences on it. commitBatch sends the whole unit as one
+ * call of `a2a_apply_unit` (one round trip, one transaction); at most one
+ * commit is in flight, and the next unit may fill meanwhile. Reads are one
+ * statement each, and reads of a task refresh the cache.
+ */
+export class PostgresTaskStore implements TaskStore {
+  private readonly cache: TaskCache;
+  private readonly outbox: PostgresPushOutbox;
+  private readonly maxHistory: number | null;
+  private open: PendingUnit | undefined;
+  /** Settles when the last commit sent has settled (never rejects): the next one waits for it. */
+  private tail: Promise<void> = Promise.resolve();
+  private closed: Promise<void> | undefined;
+
+  onOutbox?: () => void;
+
+  /** The fleet this store's hub belongs to (any number of hubs may share the database). */
+  readonly fleet: PgFleet | undefined;
+  /** This replica's id in `tasks.owner` and in its wake-ups (a store without a fleet writes none). */
+  private readonly replica: string | null;
+
+  /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
+  static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
+    let db;
+    try {
+      db = await openPostgres(options);
+    } catch (e) {
+      // A server that is not there at start says so, as it would later.
+      throw storeError(e, "opening the store");
+    }
+    const listen = options.fleet === false ? undefined : { connectionString: options.url, keepAlive: true, application_name: options.applicationName ?? "a2a-hub" };
+    const store = new PostgresTaskStore(db.pool, options, listen);
+    try {
+      await store.fleet?.start();
+    } catch (e) {
+      await db.pool.end().catch(() => undefined);
+      throw storeError(e, "joining the fleet");
+    }
+    return store;
+  }
+
+  /** `listen`: how to open the fleet's listening connection; without it the store serves one hub and joins no fleet. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: Omit<PostgresTaskStoreOptions, "url"> = {},
+    listen?: pg.ClientConfig,
+  ) {
+    this.fleet = listen && new PgFleet(pool, listen, (replica) => this.sweepOrphans(replica), options.fleet || undefined);
+    this.replica = this.fleet?.replica ?? null;
+    this.cache = new TaskCache(options.cacheSize);
+    this.outbox = new PostgresPushOutbox(
+      (what, text, values) => this.query(what, text, values),
+      this.fleet && { replica: this.fleet.replica, claimMs: OUTBOX_CLAIM_MS },
+    );
+    const max = options.maxHistoryMessages;
+    this.maxHistory = max === undefined || max === Number.POSITIVE_INFINITY ? null : max;
+  }
+
+  /** Runs one statement; a database that cannot be reached is a StoreUnavailableError. */
+  private async query<R>(what: string, text: string, values: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query(text, values)).rows as R[];
+    } catch (e) {
+      throw storeError(e, what);
+    }
+  }
+
+  // ---- units of work ----
+
+  beginBatch(): void {
+    this.open ??= new PendingUnit();
+    // Its commit is the caller's now, whoever opened it: the caller must hear how it went.
+    this.open.ownCommit = false;
+  }
+
+  /** The open unit; a write outside any opens one that commits on its own right after this turn. */
+  private unit(): PendingUnit {
+    if (this.open) return this.open;
+    const unit = new PendingUnit();
+    unit.ownCommit = true;
+    this.open = unit;
+    setImmediate(() => {
+      if (this.open === unit && unit.ownCommit) this.commitBatch().catch((e: Error) => this.options.onBackgroundError?.(e));
+    });
+    return unit;
+  }
+
+  commitBatch(): Promise<void> {
+    const unit = this.open;
+    this.open = undefined;
+    const previous = this.tail;
+    if (!unit || unit.empty) return previous;
+    const done = (async () => {
+      // At most one commit in flight: a unit's seqs follow the previous unit's.
+      await previous;
+      let pushed: boolean;
+      try {
+        const rows = await this.query<{ pushed: boolean }>("a unit of work", APPLY_UNIT, [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica]);
+        pushed = rows[0]?.pushed === true;
+      } catch (e) {
+        this.cache.release(unit.touched, true);
+        throw e;
+      }
+      this.cache.release(unit.touched, false);
+      if (pushed) this.onOutbox?.();
+    })();
+    this.tail = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  }
+
+  rollbackBatch(): void {
+    const unit = this.open;
+    this.open = undefined;
+    // Its predictions moved the cache: those tasks are read again.
+    if (unit) this.cache.release(unit.touched, true);
+  }
+
+  // ---- writes ----
+
+  createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
+    const unit = this.unit();
+    unit.create(scope, task, event);
+    unit.touch(this.cache.created(scope, task.id, task.status.state));
+    return 1;
+  }
+
+  /** The cached task a write goes to, held by the unit. */
+  private writing(unit: PendingUnit, scope: StoreScope, taskId: string): CachedTask {
+    const entry = this.cache.forWrite(scope, taskId);
+    unit.touch(entry);
+    return entry;
+  }
+
+  appendHistory(scope: StoreScope, taskId: string, message: Message): void {
+    const unit = this.unit();
+    this.writing(unit, scope, taskId);
+    unit.history(scope, taskId, message);
+  }
+
+  setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
+    const unit = this.unit();
+    const entry = this.writing(unit, scope, taskId);
+    const seq = entry.lastSeq + 1;
+    unit.status(scope, taskId, seq, status, event);
+    entry.lastSeq = seq;
+    entry.state = status.state;
+    return seq;
+  }
+
+  changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
+    const unit = this.unit();
+    const entry = this.writing(unit, scope, taskId);
+    const seq = entry.lastSeq + 1;
+    unit.artifact(scope, taskId, seq, change, event);
+    entry.lastSeq = seq;
+    const id = change.artifact.artifactId;
+    const was = entry.sealed.get(id);
+    // §4.2.2: a replacement is sealed as it says; an append seals, never unseals.
+    entry.sealed.set(id, !change.append || was === undefined ? change.lastChunk : was || change.lastChunk);
+    return seq;
+  }
+
+  artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
+    return this.cache.forWrite(scope, taskId).sealed.get(artifactId);
+  }
+
+  rememberSent(scope: StoreScope, sent: SentMessage): void {
+    this.unit().sent(scope, sent);
+  }
+
+  putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version = "1.0"): void {
+    const unit = this.unit();
+    this.writing(unit, scope, config.taskId);
+    unit.pushConfig(scope, config, version);
+  }
+
+  // ---- reads ----
+
+  /** Reads one task row (with what `sql` gathers) and tells the cache what it found. */
+  private async readTask(what: string, scope: StoreScope, taskId: string, sql: string, extra: unknown[] = []): Promise<LoadedRow | undefined> {
+    const mark = this.cache.readMark;
+    const [row] = await this.query<LoadedRow>(what, sql, [scope.tenant, scope.agentId, taskId, ...extra]);
+    if (row) this.cache.seen(scope, taskId, seenOf(row), mark);
+    return row;
+  }
+
+  async getHead(scope: StoreScope, taskId: string): Promise<TaskHead | undefined> {
+    const row = await this.readTask("a task's head", scope, taskId, HEAD_BY_KEY);
+    return row && { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq };
+  }
+
+  private async load(scope: StoreScope, taskId: string, view: TaskView = {}): Promise<LoadedRow | undefined> {
+    return this.readTask("a task", scope, taskId, TASK_BY_KEY(view.includeArtifacts !== false), [historyLimit(view)]);
+  }
+
+  async getTask(scope: StoreScope, taskId: string, view?: TaskView): Promise<Task | undefined> {
+    const row = await this.load(scope, taskId, view);
+    return row && taskOf(row);
+  }
+
+  async snapshot(scope: StoreScope, taskId: string, view?: TaskView): Promise<{ task: Task; seq: number } | undefined> {
+    // One statement: the task and the seq it reflects come from one snapshot.
+    const row = await this.load(scope, taskId, view);
+    return row && { task: taskOf(row), seq: row.last_seq };
+  }
+
+  async eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): Promise<LoggedEvent[]> {
+    const rows = await this.query<{ seq: number; event: Buffer }>("a task's events", EVENTS_AFTER, [scope.tenant, scope.agentId, taskId, afterSeq, limit ?? null]);
+    return rows.map((e) => ({ seq: e.seq, event: decode(StreamResponseSchema, e.event) }));
+  }
+
+  async listTasks(scope: StoreScope, q: TaskQuery): Promise<TaskPage> {
+    const { text, values } = listStatement(scope, q);
+    return pageOf(await this.query("ListTasks", text, values), q);
+  }
+
+  async findSent(scope: StoreScope, key: SendKey): Promise<SentMessage | undefined> {
+    const [r] = await this.query<{ fingerprint: Buffer; task_id: string | null; reply: Buffer | null }>("the send ledger", FIND_SENT[key.by], [scope.tenant, scope.agentId, key.value]);
+    if (!r) return undefined;
+    return { key, fingerprint: r.fingerprint, taskId: r.task_id ?? undefined, reply: r.reply ? decode(MessageSchema, r.reply) : undefined };
+  }
+
+  async inFlight(): Promise<Array<{ scope: StoreScope; taskId: string; contextId: string }>> {
+    // In a fleet, tasks in flight may be running on other replicas: only orphans are this start's to fail.
+    if (this.replica !== null) return this.sweepOrphans(this.replica);
+    const mark = this.cache.readMark;
+    const rows = await this.query<LoadedRow>("tasks in flight", IN_FLIGHT, []);
+    return rows.map((r) => {
+      const scope = { tenant: r.tenant, agentId: r.agent };
+      // Core fails them next: the store must have seen them (its rule for writes).
+      this.cache.seen(scope, r.id, seenOf(r), mark);
+      return { scope, taskId: r.id, contextId: r.context_id };
+    });
+  }
+
+  /** Claims orphans for `replica` and loads them, so that core may fail them. */
+  private async sweepOrphans(replica: string): Promise<OrphanTask[]> {
+    const mark = this.cache.readMark;
+    const rows = await this.query<LoadedRow>("orphaned tasks", SWEEP, [replica, SWEEP_BATCH]);
+    return rows.map((r) => {
+      const scope = { tenant: r.tenant, agentId: r.agent };
+      this.cache.seen(scope, r.id, seenOf(r), mark);
+      return { scope, taskId: r.id, contextId: r.context_id };
+    });
+  }
+
+  async getPushConfig(scope: StoreScope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+    const [c] = await this.query<{ config: Buffer }>("a push config", GET_CONFIG, [scope.tenant, scope.agentId, taskId, id]);
+    return c && decode(TaskPushNotificationConfigSchema, c.config);
+  }
+
+  async listPushConfigs(scope: StoreScope, taskId: string): Promise<TaskPushNotificationConfig[]> {
+    const rows = await this.query<{ config: Buffer }>("push configs", LIST_CONFIGS, [scope.tenant, scope.agentId, taskId]);
+    return rows.map((c) => decode(TaskPushNotificationConfigSchema, c.config));
+  }
+
+  async countPushConfigs(scope: StoreScope, taskId: string): Promise<number> {
+    const [r] = await this.query<{ n: number }>("push configs", COUNT_CONFIGS, [scope.tenant, scope.agentId, taskId]);
+    return r?.n ?? 0;
+  }
+
+  async deletePushConfig(scope: StoreScope, taskId: string, id: string): Promise<boolean> {
+    return (await this.query("a push config", DELETE_CONFIG, [scope.tenant, scope.agentId, taskId, id])).length > 0;
+  }
+
+  // ---- the push outbox ----
+
+  dueDeliveries(nowMs: number, limit: number): Promise<PushDelivery[]> {
+    return this.outbox.due(nowMs, limit);
+  }
+
+  nextDeliveryAt(): Promise<number | undefined> {
+    return this.outbox.nextDueAt();
+  }
+
+  deliverySucceeded(id: number): Promise<void> {
+    return this.outbox.succeeded(id, Date.now());
+  }
+
+  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): Promise<void> {
+    return this.outbox.failed(id, retryAtMs, error, Date.now());
+  }
+
+  pushDeliveryState(scope: StoreScope, taskId: string): Promise<PushDeliveryState[]> {
+    return this.outbox.deliveryState(scope, taskId);
+  }
+
+  outboxStats(nowMs: number): Promise<OutboxStats> {
+    return this.outbox.stats(nowMs);
+  }
+
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
+  async ping(): Promise<void> {
+    await this.query("a ping", "SELECT 1", []);
+  }
+
+  /** Waits for the commit in flight, then closes the pool; writes of a unit never committed are dropped. */
+  close(): Promise<void> {
+    return (this.closed ??= (async () => {
+      this.open = undefined;
+      await this.tail;
+      await this.fleet?.stop();
+      await this.pool.end();
+    })());
+  }
+}

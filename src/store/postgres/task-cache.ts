@@ -1,0 +1,135 @@
+import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { StoreScope } from "../task-store.js";
+
+/** What the store knows of a task in this process: enough to answer a write without a round trip. */
+export interface CachedTask {
+  readonly key: string;
+  readonly taskId: string;
+  /** The seq of the task's last event, counting writes of units not yet committed. */
+  lastSeq: number;
+  state: TaskState;
+  /** Artifact id → sealed by a lastChunk, counting writes of units not yet committed. */
+  readonly sealed: Map<string, boolean>;
+  /** Units (the open one, the one in flight) holding writes to the task: while any does, the entry stays and reads do not overwrite it. */
+  pins: number;
+}
+
+/** What a read found of a task: its head and artifacts as committed. */
+export interface TaskSeen {
+  readonly lastSeq: number;
+  readonly state: TaskState;
+  readonly sealed: ReadonlyMap<string, boolean>;
+}
+
+export function cacheKey(scope: StoreScope, taskId: string): string {
+  return `${scope.tenant}\u0000${scope.agentId}\u0000${taskId}`;
+}
+
+/** A task whose run may still be going in this process: evicting it would strand the run's next write. */
+function mayBeRunning(state: TaskState): boolean {
+  return state === TaskState.SUBMITTED || state === TaskState.WORKING;
+}
+
+/**
+ * The per-task cache the PostgreSQL store predicts seqs from (writes
+ * return their seq at once and the database fences on it) and answers
+ * `artifactSealed` from. Filled by createTask and by every read of a task;
+ * bounded, least recently used first, but an entry is never evicted while a
+ * unit holds writes to it, nor while its task may still be running here
+ * (core reads a task before it writes it, and a run keeps writing).
+ *
+ * A read that returns after a commit settled may be older than the entry;
+ * `epoch` (commits settled so far) tells it, and such a read only fills a
+ * missing entry (the database fence catches a prediction made from it).
+ */
+export class TaskCache {
+  /** Least recently used first. */
+  private readonly entries = new Map<string, CachedTask>();
+  /** Units settled so far (committed or not): a read that spans one may be stale. */
+  private epoch = 0;
+
+  /** Taken when a read begins, given back to `seen` with what it found. */
+  get readMark(): number {
+    return this.epoch;
+  }
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The entry a write needs; throws when core broke its rule (a task written before the store saw it). */
+  forWrite(scope: StoreScope, taskId: string): CachedTask {
+    const entry = this.touch(cacheKey(scope, taskId));
+    if (!entry) {
+      throw new Error(
+        `store: task ${taskId} in scope ${scope.tenant}/${scope.agentId} was written before it was read in this process (internal error: the PostgreSQL store predicts seqs from what it has seen)`,
+      );
+    }
+    return entry;
+  }
+
+  /** The entry, if held (and marks it recently used). */
+  find(scope: StoreScope, taskId: string): CachedTask | undefined {
+    return this.touch(cacheKey(scope, taskId));
+  }
+
+  /** A task created in this process: its log holds the creation event. */
+  created(scope: StoreScope, taskId: string, state: TaskState): CachedTask {
+    const entry: CachedTask = { key: cacheKey(scope, taskId), taskId, lastSeq: 1, state, sealed: new Map(), pins: 0 };
+    this.entries.delete(entry.key);
+    this.entries.set(entry.key, entry);
+    this.trim();
+    return entry;
+  }
+
+  /** What a read begun at `sinceEpoch` found of a task. */
+  seen(scope: StoreScope, taskId: string, found: TaskSeen, sinceEpoch: number): void {
+    const key = cacheKey(scope, taskId);
+    const held = this.touch(key);
+    if (held) {
+      if (held.pins > 0 || sinceEpoch !== this.epoch) return;
+      held.lastSeq = found.lastSeq;
+      held.state = found.state;
+      held.sealed.clear();
+      for (const [id, s] of found.sealed) held.sealed.set(id, s);
+      return;
+    }
+    this.entries.set(key, { key, taskId, lastSeq: found.lastSeq, state: found.state, sealed: new Map(found.sealed), pins: 0 });
+    this.trim();
+  }
+
+  /**
+   * A unit settled: the entries it wrote are released. When it failed, their
+   * state is unknown (the commit may even have happened before the
+   * connection broke): they go at once, and the next read of each task loads
+   * it again. A unit opened meanwhile keeps its writes to the old entries;
+   * if they were predicted from the failed unit, the database fences them.
+   */
+  release(entries: Iterable<CachedTask>, failed: boolean): void {
+    this.epoch++;
+    for (const e of entries) {
+      e.pins--;
+      if (failed && this.entries.get(e.key) === e) this.entries.delete(e.key);
+    }
+    this.trim();
+  }
+
+  private touch(key: string): CachedTask | undefined {
+    const held = this.entries.get(key);
+    if (held) {
+      this.entries.delete(key);
+      this.entries.set(key, held);
+    }
+    return held;
+  }
+
+  private trim(): void {
+    if (this.entries.size <= this.maxEntries) return;
+    for (const [key, e] of this.entries) {
+      if (this.entries.size <= this.maxEntries) return;
+      if (e.pins === 0 && !mayBeRunning(e.state)) this.entries.delete(key);
+    }
+  }
+}
