@@ -53,7 +53,7 @@ function sqliteTables(): Map<string, string[]> {
 }
 
 /**
- * What only a fleet of hubs needs (schema 3): the replicas and their
+ * What only a fleet of hubs needs (schema 2, with the unit function): the replicas and their
  * leases, each task's owner, and claims on push deliveries.
  */
 const FLEET_ONLY: Readonly<Record<string, readonly string[]>> = {

@@ -16,6 +16,15 @@
  * state counters never see a SUBMITTED that was left in the same unit);
  * its children are written first under the key drawn for it.
  *
+ * For a fleet (several hubs on one database), the unit also writes who
+ * runs each task it wrote (`tasks.owner`: the replica while the task is
+ * SUBMITTED or WORKING, none once it settles, §3.2.2) with the task's row,
+ * and sends one NOTIFY on `a2a_events` per run of ops on a task that
+ * logged events: task, first and last seq, replica. NOTIFY is delivered at
+ * commit, in commit order, never for a unit rolled back: readers on other
+ * replicas then read those events from the log. A hub alone (no replica id)
+ * writes no owner and notifies nobody.
+ *
  * Ops (k = kind; t, a, id = tenant, agent, task id):
  *   create:   ctx, md (metadata JSON text or null), st (state), s (status), sm (status ms), h (history blobs), e (event)
  *   history:  m (message)
@@ -26,6 +35,18 @@
  * Returns whether push deliveries were queued (the worker is told after commit).
  */
 export const APPLY_UNIT_SQL = `
+  -- What replicas share (schema 2 carries the fleet with the unit function): each running hub's
+  -- lease, judged by the database clock; the replica running each task in flight; claims on push
+  -- deliveries, so that one replica posts each and another takes over a claim that ran out.
+  CREATE TABLE replicas (
+    id text PRIMARY KEY,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    expires_at timestamptz NOT NULL
+  );
+  ALTER TABLE tasks ADD COLUMN owner text;
+  CREATE INDEX tasks_in_flight ON tasks (owner) WHERE state IN (1, 2);
+  ALTER TABLE push_outbox ADD COLUMN claimed_by text, ADD COLUMN claim_until_ms bigint;
+
   CREATE FUNCTION a2a_fence_failed(p_id text, p_seq integer, p_held integer) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     RAISE EXCEPTION 'store: task % was written elsewhere: event % was predicted, the log holds % events', p_id, p_seq, p_held
@@ -62,19 +83,27 @@ export const APPLY_UNIT_SQL = `
   CREATE FUNCTION a2a_write_task(t tasks, is_new boolean, status_changed boolean) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     IF is_new THEN
-      INSERT INTO tasks (pk, tenant, agent, id, context_id, state, status, status_ms, metadata, last_seq, history_count, artifact_count, created_ms)
+      INSERT INTO tasks (pk, tenant, agent, id, context_id, state, status, status_ms, metadata, last_seq, history_count, artifact_count, created_ms, owner)
       OVERRIDING SYSTEM VALUE
-      VALUES (t.pk, t.tenant, t.agent, t.id, t.context_id, t.state, t.status, t.status_ms, t.metadata, t.last_seq, t.history_count, t.artifact_count, t.created_ms);
+      VALUES (t.pk, t.tenant, t.agent, t.id, t.context_id, t.state, t.status, t.status_ms, t.metadata, t.last_seq, t.history_count, t.artifact_count, t.created_ms, t.owner);
     ELSIF status_changed THEN
       UPDATE tasks SET state = t.state, status = t.status, status_ms = t.status_ms, touch = nextval('task_touch'),
-                       last_seq = t.last_seq, history_count = t.history_count, artifact_count = t.artifact_count
+                       last_seq = t.last_seq, history_count = t.history_count, artifact_count = t.artifact_count, owner = t.owner
         WHERE pk = t.pk;
     ELSE
       UPDATE tasks SET last_seq = t.last_seq, history_count = t.history_count, artifact_count = t.artifact_count WHERE pk = t.pk;
     END IF;
   END $$;
 
-  CREATE FUNCTION a2a_apply_unit(ops jsonb, blobs bytea[], now_ms bigint, max_history integer) RETURNS boolean LANGUAGE plpgsql AS $$
+  -- Wakes the other replicas' readers of a task: the events this unit logged on it, first to last.
+  CREATE FUNCTION a2a_notify_events(t tasks, first_seq integer, replica text) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    IF replica IS NOT NULL AND first_seq IS NOT NULL THEN
+      PERFORM pg_notify('a2a_events', json_build_object('t', t.tenant, 'a', t.agent, 'id', t.id, 'f', first_seq, 'l', t.last_seq, 'r', replica)::text);
+    END IF;
+  END $$;
+
+  CREATE FUNCTION a2a_apply_unit(ops jsonb, blobs bytea[], now_ms bigint, max_history integer, replica text) RETURNS boolean LANGUAGE plpgsql AS $$
   DECLARE
     op jsonb;
     k text;
@@ -83,6 +112,8 @@ export const APPLY_UNIT_SQL = `
     is_held boolean := false;
     is_new boolean := false;
     status_changed boolean := false;
+    -- The first event the unit logged on the held task (NULL: none yet).
+    first_seq integer;
     v_seq integer;
     v_first integer;
     v_created boolean;
@@ -96,10 +127,12 @@ export const APPLY_UNIT_SQL = `
          AND NOT (is_held AND held.id = op->>'id' AND held.tenant = op->>'t' AND held.agent = op->>'a') THEN
         IF is_held THEN
           PERFORM a2a_write_task(held, is_new, status_changed);
+          PERFORM a2a_notify_events(held, first_seq, replica);
         END IF;
         is_held := true;
         is_new := false;
         status_changed := false;
+        first_seq := NULL;
         IF k <> 'create' THEN
           SELECT * INTO held FROM tasks WHERE tenant = op->>'t' AND agent = op->>'a' AND id = op->>'id' FOR UPDATE;
           IF NOT FOUND THEN
@@ -122,6 +155,8 @@ export const APPLY_UNIT_SQL = `
         held.history_count := 0;
         held.artifact_count := 0;
         held.created_ms := now_ms;
+        held.owner := replica;
+        first_seq := 1;
         is_new := true;
         FOR v_blob IN SELECT value::integer FROM jsonb_array_elements_text(op->'h') WITH ORDINALITY AS h(value, ord) ORDER BY ord LOOP
           held.history_count := held.history_count + 1;
@@ -141,6 +176,9 @@ export const APPLY_UNIT_SQL = `
         held.status := blobs[(op->>'s')::integer];
         held.status_ms := (op->>'sm')::bigint;
         held.last_seq := v_seq;
+        first_seq := COALESCE(first_seq, v_seq);
+        -- §3.2.2: a run holds its task until the task settles (terminal, or interrupted for input or auth).
+        held.owner := CASE WHEN held.state IN (1, 2) THEN replica ELSE NULL END;
         status_changed := true;
         IF op->>'m' IS NOT NULL THEN
           held.history_count := held.history_count + 1;
@@ -186,6 +224,7 @@ export const APPLY_UNIT_SQL = `
           held.artifact_count := held.artifact_count + 1;
         END IF;
         held.last_seq := v_seq;
+        first_seq := COALESCE(first_seq, v_seq);
         INSERT INTO events (task_pk, seq, event) VALUES (held.pk, v_seq, blobs[(op->>'e')::integer]);
         IF a2a_enqueue_push(held.pk, v_seq, false, now_ms) THEN
           pushed := true;
@@ -210,6 +249,7 @@ export const APPLY_UNIT_SQL = `
     END LOOP;
     IF is_held THEN
       PERFORM a2a_write_task(held, is_new, status_changed);
+      PERFORM a2a_notify_events(held, first_seq, replica);
     END IF;
     RETURN pushed;
   END $$;

@@ -59,8 +59,8 @@ const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND 
     owed AS (DELETE FROM push_outbox WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4),
     logged AS (DELETE FROM push_delivery_log WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4)
   DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
-// Owners and wake-ups for the fleet come with the unit, in its transaction (fleet-sql.ts).
-const APPLY_UNIT = `SELECT a2a_commit_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
+// Owners and wake-ups for the fleet come with the unit, in its transaction (apply-unit-sql.ts).
+const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
 // Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED). The
 // claim names the sweeper but is no lease: if failing the task does not commit (the database went
 // away meanwhile), the next sweep, here or anywhere, takes it again instead of it staying in flight.

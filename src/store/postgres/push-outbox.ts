@@ -27,10 +27,13 @@ const DUE = `SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agen
              ORDER BY o.id LIMIT $2::integer`;
 
 // In a fleet, due rows are claimed for a while by the replica that will post them (SKIP LOCKED: two
-// replicas never take the same row); a claim that ran out (its replica died) is taken again.
+// replicas never take the same row); a claim that ran out, or whose replica's lease did (it died),
+// is taken again.
 const CLAIM_DUE = `WITH picked AS (
     SELECT o.id FROM push_outbox o
-    WHERE NOT o.dead AND o.next_at_ms <= $1::bigint AND (o.claim_until_ms IS NULL OR o.claim_until_ms < $1::bigint)
+    WHERE NOT o.dead AND o.next_at_ms <= $1::bigint
+      AND (o.claim_until_ms IS NULL OR o.claim_until_ms < $1::bigint
+           OR NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = o.claimed_by AND r.expires_at > now()))
       AND NOT EXISTS (SELECT 1 FROM push_outbox e WHERE e.task_pk = o.task_pk AND e.config_id = o.config_id AND NOT e.dead AND e.id < o.id)
     ORDER BY o.id LIMIT $2::integer FOR UPDATE SKIP LOCKED),
   claimed AS (UPDATE push_outbox o SET claimed_by = $3, claim_until_ms = $1::bigint + $4::bigint FROM picked WHERE o.id = picked.id
