@@ -398,6 +398,8 @@ describe.skipIf(!hasPostgres)("PostgreSQL killed under a hub's load", () => {
       const stateOf = (o: Outcome): string => (o.kind !== "ok" ? o.kind : `${o.events === undefined ? "task" : "stream"} ${TaskState[(o.events === undefined ? o.task?.status?.state : o.last) ?? 0]}`);
       summary.caught = caughtOutcomes.map(stateOf);
       for (const o of caughtOutcomes) expect(["unavailable", "task FAILED", "stream FAILED"]).toContain(stateOf(o));
+      // And at once, not when the database came back: what waits for a task whose writes were lost is told so.
+      for (const c of calls.filter((x) => x.op.startsWith("caught "))) expect(c.endedAt, `${c.binding} ${c.op}`).toBeLessThan(upAt);
       summary.tasks = (await rows<{ n: number }>(url, "SELECT COUNT(*)::integer AS n FROM tasks"))[0]!.n;
 
       // The fleet is whole again: every replica's lease is live, and (two replicas) each hears the other's events.

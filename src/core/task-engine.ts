@@ -60,7 +60,7 @@ export class TaskEngine {
     const runs = this.runs;
     // The writer reports lost writes to the part that settles them, which writes through the writer.
     this.writer = new TaskWriter({ store, work: this.work, bus: this.bus, runs, lost: (task, error) => this.lostWrites.lost(task, error) });
-    this.lostWrites = new LostWrites({ runs, store, writer: this.writer, work: this.work, logger, stopping: () => this.stopping });
+    this.lostWrites = new LostWrites({ runs, store, writer: this.writer, work: this.work, bus: this.bus, logger, stopping: () => this.stopping });
     const events = new AgentEvents({ runs, writer: this.writer, store, logger });
     this.lifecycle = new RunLifecycle({ runs, events, writer: this.writer, logger, lost: this.lostWrites, stopping: () => this.stopping });
     this.cancels = new CancelProtocol({ runs, store, writer: this.writer, events, logger, bus: this.bus, fleet: store.fleet });

@@ -11,17 +11,21 @@
  * broke) or a new run has it. Without this, a task whose commit failed
  * would stay WORKING with nothing running it, and a blocking send waiting
  * for it would never be answered (§3.2.2: a client must be able to act on
- * the state it finds).
+ * the state it finds). Its waiters are told at once: a blocking send and
+ * a stream end with the failed unit's error (UNAVAILABLE when the store
+ * was unreachable), and the task can be read once the store is back.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { EventBus } from "../../execution/index.js";
 import type { TaskStore } from "../../store/index.js";
 import { isSettled } from "../../protocol/index.js";
 import type { Logger } from "../logger.js";
 import type { UnitOfWork } from "../unit-of-work.js";
 import type { RunRegistry } from "./run-registry.js";
 import { systemMessage, taskKey, type TaskAddress } from "./run.js";
-import type { TaskWriter } from "./task-writer.js";
+import type { BusEvent, TaskWriter } from "./task-writer.js";
 
 /** The first retry comes soon (a blip); later ones back off to one every few seconds while the store stays down. */
 const FIRST_RETRY_MS = 200;
@@ -32,6 +36,8 @@ export interface LostWritesDeps {
   readonly store: TaskStore;
   readonly writer: TaskWriter;
   readonly work: UnitOfWork;
+  /** Where the task's waiters (blocking sends, streams) are told at once. */
+  readonly bus: EventBus<BusEvent>;
   readonly logger: Logger;
   /** A stopping engine leaves what it could not settle to the restart recovery (or a surviving replica's sweep). */
   readonly stopping: () => boolean;
@@ -45,7 +51,10 @@ export class LostWrites {
 
   /** A unit holding writes to the task did not commit (`error`, as its callers were told). */
   lost(task: TaskAddress, error: unknown): void {
-    const run = this.deps.runs.get(taskKey(task.scope, task.taskId));
+    const key = taskKey(task.scope, task.taskId);
+    // Whoever waits for the task hears now what the failed unit's callers heard, not after an outage of unknown length.
+    this.deps.bus.publish(key, { seq: 0, event: create(StreamResponseSchema), settled: false, lost: error });
+    const run = this.deps.runs.get(key);
     if (!run) {
       this.settle(task);
       return;

@@ -21,6 +21,11 @@ export interface BusEvent {
   readonly event: StreamResponse;
   /** The task is terminal or interrupted after this event (§3.2.2). */
   readonly settled: boolean;
+  /**
+   * Not an event: writes to the task were lost (lost-writes.ts), and this is
+   * what its waiters are told now rather than after the store is back.
+   */
+  readonly lost?: unknown;
 }
 
 /** A logged event read back from the store, as the bus carries it. */
