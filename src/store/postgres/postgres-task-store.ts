@@ -209,15 +209,22 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /**
-   * What the callers of a failed unit are told. A fence that failed on a
-   * task an earlier failed unit wrote (its outcome unknown, the store down
-   * or restarting) is that failure's consequence, not a conflict: the
-   * unit's other writes were innocent, and the same calls may succeed now.
+   * What the callers of a failed unit are told. A fence fails when a task
+   * was written on what this replica no longer holds: an earlier unit with
+   * writes to it failed (its outcome unknown, the database down or
+   * restarting), or another replica failed it after this one's lease ran
+   * out (the database was unreachable for longer than the lease). Either
+   * is a consequence of losing the database, not a conflict a client made:
+   * the unit's other writes were innocent, and the same calls may succeed
+   * now, so it is UNAVAILABLE rather than an internal error.
    */
   private unitError(e: unknown, unit: PendingUnit): Error {
     const error = storeError(e, "a unit of work");
-    if (!(error instanceof StoreFenceError) || ![...unit.touched].some((t) => this.cache.forgotten(t))) return error;
-    return new StoreUnavailableError(`the task store's database was unavailable for an earlier unit of work this one builds on: ${error.message}`, { cause: error });
+    if (!(error instanceof StoreFenceError)) return error;
+    const why = [...unit.touched].some((t) => this.cache.forgotten(t))
+      ? "an earlier unit of work this one builds on was not stored"
+      : "one of its tasks was written by another replica (this one's lease ran out while the database was unreachable)";
+    return new StoreUnavailableError(`the task store refused a unit of work: ${why}: ${error.message}`, { cause: error });
   }
 
   rollbackBatch(): void {
