@@ -12,7 +12,7 @@ import { textOf } from "./helpers/message-text.js";
 import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
-import { rest } from "./helpers/rest.js";
+import { openStream, rest } from "./helpers/rest.js";
 import { dataEvents } from "./helpers/sse.js";
 import { describeEvent, startReceiver, streamDeliveries } from "./helpers/webhook-receiver.js";
 import { until } from "./helpers/until.js";
@@ -20,7 +20,7 @@ import { until } from "./helpers/until.js";
 /**
  * The hub as `npm start -- --store postgres://…` runs it (A2A_HUB_STORE
  * here): every call a client makes answered from PostgreSQL, over
- * JSON-RPC and gRPC, and a restart on the same database (after a crash)
+ * JSON-RPC, gRPC and REST, and a restart on the same database (after a crash)
  * finding every acknowledged task.
  */
 
@@ -129,6 +129,39 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
     expect(counts).toMatchObject({ tasks: 6 });
     expect(existsSync(join(dataDir!, "a2a-hub.db"))).toBe(false);
     expect(existsSync(join(dataDir!, "hub.lock"))).toBe(false);
+  });
+
+  it("serves send, stream, get, list, subscribe and cancel over REST (HTTP+JSON) too", async () => {
+    const url = await cluster().createDatabase();
+    const hub = await hubOn(url);
+    const base = hub.url.replace(/\/$/, "");
+
+    const sent = await rest(base, "POST", "/message:send", { body: { message: userMessage("hello rest on postgres") } });
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.json.task).toMatchObject({ status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "hello rest on postgres" }] }] });
+    const streamed = await dataEvents((await openStream(base, "POST", "/message:stream", { body: { message: userMessage("stream 3") } })).events!);
+    expect(streamed.map((e) => Object.keys(e.data)[0])).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
+    const streamedId: string = streamed[0]!.data.task.id;
+
+    const got = await rest(base, "GET", `/tasks/${streamedId}`);
+    expect(got.status, got.text).toBe(200);
+    expect(got.json).toMatchObject({ id: streamedId, status: { state: "TASK_STATE_COMPLETED" } });
+    expect(got.json.artifacts[0].parts.map((p: { text: string }) => p.text)).toEqual(["chunk 1\n", "chunk 2\n", "chunk 3\n"]);
+    const listed = await rest(base, "GET", "/tasks?pageSize=1");
+    expect(listed.json).toMatchObject({ totalSize: 2, pageSize: 1, tasks: [expect.objectContaining({ id: expect.any(String) })] });
+    const more = await rest(base, "GET", `/tasks?pageSize=1&pageToken=${encodeURIComponent(listed.json.nextPageToken)}`);
+    expect([listed.json.tasks[0].id, more.json.tasks[0].id].sort()).toEqual([sent.json.task.id, streamedId].sort());
+
+    // A subscriber over REST sees a cancel made over REST, as committed in PostgreSQL.
+    const slow = await rest(base, "POST", "/message:send", { body: { message: userMessage("slow 60000"), configuration: { returnImmediately: true } } });
+    const watching = await openStream(base, "GET", `/tasks/${slow.json.task.id}:subscribe`);
+    const watched = dataEvents(watching.events!);
+    const canceled = await rest(base, "POST", `/tasks/${slow.json.task.id}:cancel`);
+    expect(canceled.status, canceled.text).toBe(200);
+    expect(canceled.json).toMatchObject({ id: slow.json.task.id, status: { state: "TASK_STATE_CANCELED" } });
+    expect((await watched).at(-1)!.data.statusUpdate.status.state).toBe("TASK_STATE_CANCELED");
+    const [stored] = await rows(url, "SELECT state FROM tasks WHERE id = $1", [slow.json.task.id]);
+    expect(stored?.state).toBe(TaskState.CANCELED);
   });
 
   it("restarted on the same database after a crash, finds every acknowledged task; the ones left in flight end FAILED", async () => {

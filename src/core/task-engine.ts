@@ -10,6 +10,7 @@ import {
   AgentEvents,
   CancelProtocol,
   FleetRelay,
+  LostWrites,
   newRun,
   OpenStreams,
   recoverInFlight,
@@ -44,6 +45,7 @@ export class TaskEngine {
   private readonly runs = new RunRegistry();
   private readonly streams = new OpenStreams();
   private readonly writer: TaskWriter;
+  private readonly lostWrites: LostWrites;
   private readonly lifecycle: RunLifecycle;
   private readonly cancels: CancelProtocol;
   private stopping = false;
@@ -56,9 +58,11 @@ export class TaskEngine {
   ) {
     this.work = new UnitOfWork(store, logger);
     const runs = this.runs;
-    this.writer = new TaskWriter({ store, work: this.work, bus: this.bus, runs });
+    // The writer reports lost writes to the part that settles them, which writes through the writer.
+    this.writer = new TaskWriter({ store, work: this.work, bus: this.bus, runs, lost: (task, error) => this.lostWrites.lost(task, error) });
+    this.lostWrites = new LostWrites({ runs, store, writer: this.writer, work: this.work, bus: this.bus, logger, stopping: () => this.stopping });
     const events = new AgentEvents({ runs, writer: this.writer, store, logger });
-    this.lifecycle = new RunLifecycle({ runs, events, writer: this.writer, logger, stopping: () => this.stopping });
+    this.lifecycle = new RunLifecycle({ runs, events, writer: this.writer, logger, lost: this.lostWrites, stopping: () => this.stopping });
     this.cancels = new CancelProtocol({ runs, store, writer: this.writer, events, logger, bus: this.bus, fleet: store.fleet });
   }
 

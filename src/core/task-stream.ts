@@ -127,6 +127,8 @@ export async function* follow(queue: EventQueue<BusEvent>, from: FollowFrom, sig
       const r = await queue.next();
       if (r.done) return;
       const e = r.value;
+      // Writes to the task were lost: what follows them will not be told here (lost-writes.ts).
+      if (e.lost !== undefined) throw e.lost;
       if (e.seq <= last) continue;
       last = e.seq;
       yield { seq: e.seq, event: e.event };

@@ -68,6 +68,7 @@ export class AgentEvents {
 
   private apply(run: Run, event: StreamResponse): boolean {
     if (this.deps.runs.get(run.key) !== run && !run.created && !run.replied) return this.refuse(run, "the run is over");
+    if (run.lost) return this.refuse(run, "earlier events of the run were not stored; its task is failed");
     const p = event.payload;
     switch (p.case) {
       case "message": {

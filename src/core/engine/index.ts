@@ -2,6 +2,7 @@
 export { AgentEvents } from "./agent-events.js";
 export { CancelProtocol } from "./cancel-protocol.js";
 export { FleetRelay } from "./fleet-relay.js";
+export { LostWrites } from "./lost-writes.js";
 export { OpenStreams, type OpenStream } from "./open-streams.js";
 export { recoverInFlight, sweepOrphans } from "./recovery.js";
 export { RunLifecycle } from "./run-lifecycle.js";

@@ -10,6 +10,7 @@ import type { AgentExecutor, ExecutionContext } from "../../execution/index.js";
 import { A2AError, isSettled, isTerminal, stateName } from "../../protocol/index.js";
 import type { Logger } from "../logger.js";
 import type { AgentEvents } from "./agent-events.js";
+import type { LostWrites } from "./lost-writes.js";
 import type { RunRegistry } from "./run-registry.js";
 import { systemMessage, type Run } from "./run.js";
 import type { TaskWriter } from "./task-writer.js";
@@ -19,6 +20,8 @@ export interface RunLifecycleDeps {
   readonly events: AgentEvents;
   readonly writer: TaskWriter;
   readonly logger: Logger;
+  /** Settles the task of a run whose writes a failed unit dropped. */
+  readonly lost: LostWrites;
   /** Whether the engine has begun stopping: a run ending then leaves its task to the restart recovery. */
   readonly stopping: () => boolean;
 }
@@ -44,6 +47,8 @@ export class RunLifecycle {
   /** Forgets a registered run whose agent never started (what it was to continue was not stored). */
   abandon(run: Run): void {
     this.deps.runs.remove(run);
+    // The unit that failed may have committed before its connection broke: the task may be WORKING with no run.
+    if (run.lost) this.deps.lost.settle(run);
   }
 
   /** Executes a registered run's agent. */
@@ -62,14 +67,22 @@ export class RunLifecycle {
     run.context = context;
     run.sink = sink;
     const executor: AgentExecutor = run.agent.executor;
-    run.done = (async () => executor.execute(context, sink))().then(
-      () => this.finish(run, undefined),
-      (e: unknown) => this.finish(run, e ?? new Error("agent failed")),
-    );
+    run.done = (async () => executor.execute(context, sink))()
+      .then(
+        () => this.finish(run, undefined),
+        (e: unknown) => this.finish(run, e ?? new Error("agent failed")),
+      )
+      // A write that throws here must not become an unhandled rejection, which would end the process.
+      .catch((e: unknown) => this.deps.logger.error("ending an agent run failed", { taskId: run.taskId, error: String(e) }));
   }
 
   private finish(run: Run, error: unknown): void {
     this.deps.runs.remove(run);
+    if (run.lost) {
+      // Its first outcome was rejected with the failed unit, if that unit created the task.
+      if (run.created) this.deps.lost.settle(run);
+      return;
+    }
     if (error !== undefined && !(run.controller.signal.aborted)) {
       this.deps.logger.error("agent run failed", { agent: run.agent.id, taskId: run.taskId, error: error instanceof Error ? error.stack ?? error.message : String(error) });
     }

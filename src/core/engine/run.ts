@@ -46,6 +46,8 @@ export interface Run extends TaskAddress {
   /** The agent published a status during this run. */
   agentSetStatus: boolean;
   state: TaskState;
+  /** A unit holding the run's writes failed: the run is aborted and its task settled once it returns (lost-writes.ts). */
+  lost: boolean;
   done?: Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export function newRun(init: NewRun): Run {
     replied: false,
     agentSetStatus: false,
     state: init.state ?? TaskState.UNSPECIFIED,
+    lost: false,
   };
 }
 

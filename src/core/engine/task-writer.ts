@@ -21,6 +21,11 @@ export interface BusEvent {
   readonly event: StreamResponse;
   /** The task is terminal or interrupted after this event (§3.2.2). */
   readonly settled: boolean;
+  /**
+   * Not an event: writes to the task were lost (lost-writes.ts), and this is
+   * what its waiters are told now rather than after the store is back.
+   */
+  readonly lost?: unknown;
 }
 
 /** A logged event read back from the store, as the bus carries it. */
@@ -47,6 +52,8 @@ export interface TaskWriterDeps {
   readonly bus: EventBus<BusEvent>;
   /** Whose runs' states follow the statuses written. */
   readonly runs: RunRegistry;
+  /** Told of a task whose writes a failed unit dropped (lost-writes.ts), so that it does not stay in flight. */
+  readonly lost: (task: TaskAddress, error: unknown) => void;
 }
 
 export class TaskWriter {
@@ -84,7 +91,10 @@ export class TaskWriter {
         this.deps.bus.publish(run.key, { seq, event, settled: false });
         run.resolveFirst({ kind: "task", taskId: run.taskId });
       },
-      (error) => run.rejectFirst(error),
+      (error) => {
+        run.rejectFirst(error);
+        this.deps.lost(run, error);
+      },
     );
   }
 
@@ -98,10 +108,14 @@ export class TaskWriter {
     );
   }
 
-  /** Adds a message to the task's history in the open batch; history logs no event (§3.7). */
+  /** Adds a message (addressed to its task) to the task's history in the open batch; history logs no event (§3.7). */
   appendHistory(scope: StoreScope, taskId: string, message: Message): void {
     this.batch();
     this.deps.store.appendHistory(scope, taskId, message);
+    this.afterCommit(
+      () => {},
+      (error) => this.deps.lost({ scope, taskId, contextId: message.contextId }, error),
+    );
   }
 
   /** §3.3.1: records what a client message led to, in the open batch, so the record is as durable as the outcome. */
@@ -121,7 +135,10 @@ export class TaskWriter {
     const key = taskKey(scope, taskId);
     const run = this.deps.runs.get(key);
     if (run) run.state = state;
-    this.afterCommit(() => this.deps.bus.publish(key, { seq, event, settled: isSettled(state) }));
+    this.afterCommit(
+      () => this.deps.bus.publish(key, { seq, event, settled: isSettled(state) }),
+      (error) => this.deps.lost(task, error),
+    );
   }
 
   /** Stores an artifact change the caller has checked, logs and publishes its event. */
@@ -135,6 +152,9 @@ export class TaskWriter {
     });
     this.batch();
     const seq = this.deps.store.changeArtifact(run.scope, run.taskId, { artifact, append, lastChunk }, ev);
-    this.afterCommit(() => this.deps.bus.publish(run.key, { seq, event: ev, settled: false }));
+    this.afterCommit(
+      () => this.deps.bus.publish(run.key, { seq, event: ev, settled: false }),
+      (error) => this.deps.lost(run, error),
+    );
   }
 }

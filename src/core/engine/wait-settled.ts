@@ -43,7 +43,7 @@ export function waitSettled(wait: SettledWait): Promise<void> {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     };
-    unsubscribe = bus.subscribe(key, (e) => e.settled && done());
+    unsubscribe = bus.subscribe(key, (e) => (e.lost !== undefined ? fail(e.lost) : e.settled && done()));
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
     const settledNow = (head: TaskHead | undefined): void => {

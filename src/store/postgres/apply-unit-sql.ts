@@ -120,6 +120,11 @@ export const APPLY_UNIT_SQL = `
     v_blob integer;
     pushed boolean := false;
   BEGIN
+    -- The counter rows a unit moves (task_counts, by trigger) are shared by every replica: taken
+    -- up front in one order, whatever order the ops come in, so two replicas' units never deadlock.
+    PERFORM 1 FROM task_counts c
+      WHERE (c.tenant, c.agent) IN (SELECT DISTINCT o->>'t', o->>'a' FROM jsonb_array_elements(ops) o WHERE o->>'k' IN ('create', 'status'))
+      ORDER BY c.tenant, c.agent, c.state FOR UPDATE;
     FOR op IN SELECT value FROM jsonb_array_elements(ops) WITH ORDINALITY AS o(value, ord) ORDER BY ord LOOP
       k := op->>'k';
       -- A create always starts a task of its own: the same id twice must meet the table's unique key.

@@ -23,7 +23,8 @@ import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
 import { PendingUnit } from "./pending-unit.js";
 import type { PostgresStoreOptions } from "./pool.js";
 import { PostgresPushOutbox } from "./push-outbox.js";
-import { storeError } from "./store-errors.js";
+import { StoreUnavailableError } from "../store-unavailable.js";
+import { conflictRolledBack, StoreFenceError, storeError } from "./store-errors.js";
 import { TaskCache, type CachedTask } from "./task-cache.js";
 import { listStatement, pageOf } from "./task-list.js";
 import { historyLimit, seenOf, taskColumns, taskOf, type LoadedRow } from "./task-loader.js";
@@ -72,6 +73,8 @@ const SWEEP = `WITH orphans AS (
   RETURNING ${taskColumns("t", "0", false)}`;
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;
+/** Times a unit is sent when the server keeps rolling it back to break a conflict (a deadlock between replicas). */
+const UNIT_ATTEMPTS = 3;
 /** Orphans claimed per sweep: the rest wait for the next one. */
 const SWEEP_BATCH = 500;
 
@@ -176,11 +179,11 @@ export class PostgresTaskStore implements TaskStore {
       await previous;
       let pushed: boolean;
       try {
-        const rows = await this.query<{ pushed: boolean }>("a unit of work", APPLY_UNIT, [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica]);
-        pushed = rows[0]?.pushed === true;
+        pushed = await this.applyUnit(unit);
       } catch (e) {
+        const error = this.unitError(e, unit);
         this.cache.release(unit.touched, true);
-        throw e;
+        throw error;
       }
       this.cache.release(unit.touched, false);
       if (pushed) this.onOutbox?.();
@@ -190,6 +193,38 @@ export class PostgresTaskStore implements TaskStore {
       () => undefined,
     );
     return done;
+  }
+
+  /** Sends the unit, again when the server rolled it back to break a conflict with another replica's. */
+  private async applyUnit(unit: PendingUnit): Promise<boolean> {
+    const values = [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const rows = (await this.pool.query<{ pushed: boolean }>(APPLY_UNIT, values)).rows;
+        return rows[0]?.pushed === true;
+      } catch (e) {
+        if (attempt >= UNIT_ATTEMPTS || !conflictRolledBack(e)) throw e;
+      }
+    }
+  }
+
+  /**
+   * What the callers of a failed unit are told. A fence fails when a task
+   * was written on what this replica no longer holds: an earlier unit with
+   * writes to it failed (its outcome unknown, the database down or
+   * restarting), or another replica failed it after this one's lease ran
+   * out (the database was unreachable for longer than the lease). Either
+   * is a consequence of losing the database, not a conflict a client made:
+   * the unit's other writes were innocent, and the same calls may succeed
+   * now, so it is UNAVAILABLE rather than an internal error.
+   */
+  private unitError(e: unknown, unit: PendingUnit): Error {
+    const error = storeError(e, "a unit of work");
+    if (!(error instanceof StoreFenceError)) return error;
+    const why = [...unit.touched].some((t) => this.cache.forgotten(t))
+      ? "an earlier unit of work this one builds on was not stored"
+      : "one of its tasks was written by another replica (this one's lease ran out while the database was unreachable)";
+    return new StoreUnavailableError(`the task store refused a unit of work: ${why}: ${error.message}`, { cause: error });
   }
 
   rollbackBatch(): void {

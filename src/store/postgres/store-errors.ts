@@ -27,6 +27,17 @@ const NETWORK_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOU
 /** node-postgres's own messages for a connection lost or never had (they carry no code). */
 const DRIVER_MESSAGES = ["timeout exceeded when trying to connect", "Connection terminated", "Client has encountered a connection error", "Client was closed", "Cannot use a pool after calling end"];
 
+/**
+ * SQLSTATEs of a transaction the server rolled back to break a conflict
+ * with another (40P01 deadlock between two replicas' units on the shared
+ * counter rows, 40001 serialization failure): nothing of it was stored, and
+ * sent again it will most likely commit.
+ */
+export function conflictRolledBack(e: unknown): boolean {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  return code === "40P01" || code === "40001";
+}
+
 /** Says what a driver error means for the caller: unavailable, a fence, or itself (a bug or a bad statement). */
 export function storeError(e: unknown, what: string): Error {
   if (e instanceof StoreUnavailableError || e instanceof StoreFenceError) return e;

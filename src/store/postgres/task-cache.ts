@@ -70,6 +70,11 @@ export class TaskCache {
     return entry;
   }
 
+  /** Whether a unit holding `entry` wrote on what the cache has since forgotten (an earlier unit with writes to the task failed). */
+  forgotten(entry: CachedTask): boolean {
+    return this.entries.get(entry.key) !== entry;
+  }
+
   /** The entry, if held (and marks it recently used). */
   find(scope: StoreScope, taskId: string): CachedTask | undefined {
     return this.touch(cacheKey(scope, taskId));
