@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { equals, toJson } from "@bufbuild/protobuf";
 import { MessageSchema, Role, StreamResponseSchema, TaskSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { CallError, connectBindingClient, jsonRpcBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { bindingClientFor, CallError, connectBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
 import { foldLog, foldProblems } from "./helpers/event-log.js";
 import { readHubDb } from "./helpers/hub-database.js";
 import { textOf } from "./helpers/message-text.js";
 import { textRequest } from "./helpers/messages.js";
 import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type ServerProcess } from "./helpers/server-process.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "./helpers/server-process.js";
 
 /*
  * Crash safety under load: the server runs as a child process (launcher
@@ -275,7 +275,7 @@ describe("crash safety under load", () => {
       expect(restartProblems, context).toEqual([]);
 
       const run: LoadRun = { cycle, rnd, ledger, cancelable: [], killing: false };
-      const clients = Array.from({ length: LOOPS }, (_, i) => clientFor(server, LOOP_BINDINGS[i % LOOP_BINDINGS.length]!));
+      const clients = Array.from({ length: LOOPS }, (_, i) => bindingClientFor(server, LOOP_BINDINGS[i % LOOP_BINDINGS.length]!));
       const loops = clients.map((c, i) => loop(run, c, i));
       await sleep(rnd.int(100, 600));
       run.killing = true;
@@ -331,7 +331,3 @@ describe("crash safety under load", () => {
     );
   }, 240_000);
 });
-
-function clientFor(server: ServerProcess, binding: (typeof LOOP_BINDINGS)[number]): BindingClient {
-  return binding === "jsonrpc" ? jsonRpcBindingClient(server.url) : connectBindingClient(server.client(binding), binding);
-}
