@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { equals, toJson } from "@bufbuild/protobuf";
-import { MessageSchema, Role, StreamResponseSchema, TaskSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
+import { equals } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
 import { bindingClientFor, CallError, connectBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { ackProblem, TERMINAL, type Ack } from "./helpers/acknowledged.js";
 import { foldLog, foldProblems } from "./helpers/event-log.js";
 import { readHubDb } from "./helpers/hub-database.js";
 import { textOf } from "./helpers/message-text.js";
@@ -22,17 +23,7 @@ const SEED = seedFromEnv("CRASH_SEED", 90210);
 /** Load loops per cycle, spread over the bindings below. */
 const LOOPS = Number(process.env.CRASH_LOOPS ?? 9);
 const LOOP_BINDINGS = ["grpc", "connect", "jsonrpc"] as const;
-const TERMINAL = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
 const RESTARTED = /server restarted/i;
-
-/** What a client was told about a task: the Task it saw last, and how it may move on from there. */
-interface Ack {
-  readonly cycle: number;
-  readonly op: string;
-  readonly task: Task;
-  /** A short `slow` run: it may have completed on its own before the crash. */
-  readonly mayComplete?: boolean;
-}
 
 /** Everything the load learned, across all cycles. */
 interface Ledger {
@@ -162,41 +153,6 @@ async function loop(run: LoadRun, client: BindingClient, index: number): Promise
   }
 }
 
-/** Why a task read back after a restart does not agree with what the client was told, if it does not. */
-function ackProblem(a: Ack, now: Task, ledger: Ledger): string | undefined {
-  const said = a.task;
-  const state = said.status?.state ?? TaskState.UNSPECIFIED;
-  const nowState = now.status?.state ?? TaskState.UNSPECIFIED;
-  const where = `task ${said.id} (${a.op}, cycle ${a.cycle}, acknowledged ${TaskState[state]}, now ${TaskState[nowState]})`;
-  if (TERMINAL.has(state)) {
-    // A terminal task never changes again: it must read back exactly as acknowledged.
-    if (!equals(TaskSchema, said, now)) return `${where} differs: acknowledged ${json(said)}, stored ${json(now)}`;
-    return undefined;
-  }
-  // It moved on only as its acknowledgement allows; the history it was acknowledged with is kept.
-  const mine = ledger.followUps.get(said.id) ?? new Set<string>();
-  const allowed = new Set<TaskState>([TaskState.FAILED]);
-  if (state === TaskState.INPUT_REQUIRED) {
-    allowed.add(TaskState.INPUT_REQUIRED);
-    if (mine.size === 0) allowed.delete(TaskState.FAILED);
-    else allowed.add(TaskState.COMPLETED);
-  }
-  if (a.mayComplete) allowed.add(TaskState.COMPLETED);
-  if (ledger.cancelSent.has(said.id)) allowed.add(TaskState.CANCELED);
-  if (!allowed.has(nowState)) return `${where}: not an allowed outcome (${[...allowed].map((s) => TaskState[s]).join(", ")})`;
-  if (nowState === TaskState.FAILED && !RESTARTED.test(textOf(now.status?.message))) return `${where}: FAILED without "server restarted": ${json(now)}`;
-  if (now.history.length < said.history.length) return `${where}: history shrank from ${said.history.length} to ${now.history.length}`;
-  for (let i = 0; i < said.history.length; i++) {
-    if (!equals(MessageSchema, said.history[i]!, now.history[i]!)) return `${where}: history entry ${i} changed`;
-  }
-  for (const m of now.history.slice(said.history.length)) {
-    // Growth only by the client's own follow-ups or the agent's status messages.
-    if (m.role === Role.USER && !mine.has(m.messageId)) return `${where}: history gained a user message the client did not send (${m.messageId})`;
-  }
-  return undefined;
-}
-
-const json = (t: Task): string => JSON.stringify(toJson(TaskSchema, t)).slice(0, 600);
 
 /** Reads back every acknowledged task in `ids` and returns the disagreements. */
 async function checkAcks(client: BindingClient, ledger: Ledger, ids: Iterable<string>, read?: Map<string, Task>): Promise<{ checked: number; problems: string[] }> {
@@ -206,7 +162,7 @@ async function checkAcks(client: BindingClient, ledger: Ledger, ids: Iterable<st
     const a = ledger.acks.get(id)!;
     const now = await client.get(id);
     read?.set(id, now);
-    const p = ackProblem(a, now, ledger);
+    const p = ackProblem(a, now, ledger, { allowed: true, why: RESTARTED, what: "server restarted" });
     checked++;
     if (p) problems.push(p);
   }
