@@ -215,6 +215,73 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     console.info(`postgres-fleet cancel: 3 cancels across replicas (${STREAMING.join(", ")}), answered CANCELED in ${took.map((ms) => `${ms} ms`).join(", ")}; each run aborted on its owner; ${subscribers} subscribers on all replicas ended CANCELED; ${secs(Date.now() - started)} s`);
   }, 90_000);
 
+  it("graceful stop (SIGTERM) of a replica: its streams end, clients resume on another replica with Last-Event-ID and miss nothing; its lease row goes and its tasks in flight are failed at once", async () => {
+    const started = Date.now();
+    // Runs on replica 0 streamed by their senders from it, two more without a stream; a run on replica 1 subscribed from replica 0.
+    const cut: { role: "sender" | "subscriber"; binding: Binding; r: Reader }[] = STREAMING.map((b) => ({ role: "sender", binding: b, r: read(`sender on replica 0 over ${b}`, on(fleet, 0, b).stream(textRequest("slow 60000"))) }));
+    const quiet = await Promise.all([0, 1].map(async () => taskOf(await on(fleet, 0, "connect").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })))));
+    const other = taskOf(await on(fleet, 1, "rest").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+    for (const b of STREAMING) cut.push({ role: "subscriber", binding: b, r: read(`subscriber on replica 0 over ${b} to a task of replica 1`, on(fleet, 0, b).subscribe(other.id)) });
+    await until(() => cut.every((c) => c.r.seen.length >= (c.role === "sender" ? 2 : 1)), 15_000, () => `streams not started: ${openReaders(cut.map((c) => c.r))}`);
+    const idOf = (r: Reader): string => (taskAt(r.seen[0]!) as Task).id;
+    const ran = [...cut.filter((c) => c.role === "sender").map((c) => idOf(c.r)), ...quiet.map((t) => t.id)];
+    expect(await db.liveReplicas()).toHaveLength(3);
+
+    const stopAsked = Date.now();
+    await fleet.stop(0, "SIGTERM", 30_000);
+    const exited = Date.now();
+    // The lease row went with the replica: nobody waits for it to run out.
+    const live = await db.liveReplicas();
+    const restarted = fleet.start(0);
+    await within(5_000, Promise.all(cut.map((c) => c.r.ended)), () => `streams of the stopped replica still open: ${openReaders(cut.map((c) => c.r))}`);
+    await until(async () => {
+      const rows = await db.tasks();
+      return ran.every((id) => rows.get(id)?.state === TaskState.FAILED);
+    }, 15_000, "the stopped replica's tasks were not failed");
+    const failedAfter = Date.now() - exited;
+
+    // Each client resumes on replica 1 or 2: SSE after the last id it saw, gRPC (no event ids) with a new subscription.
+    const resumed = cut.map((c, i) => {
+      const r = 1 + (i % 2);
+      const last = c.r.seen.at(-1)!.seq;
+      return read(`${c.r.who}, resumed on replica ${r}`, on(fleet, r, c.binding).subscribe(idOf(c.r), c.binding === "grpc" ? undefined : last));
+    });
+    await sleep(200);
+    expect(stateOf(await on(fleet, 2, "grpc").cancel(other.id))).toBe(TaskState.CANCELED);
+    await within(10_000, Promise.all(resumed.map((r) => r.ended)), () => `resumed streams still open: ${openReaders(resumed)}`);
+
+    const problems: string[] = [];
+    if (live.length !== 2) problems.push(`${live.length} live leases right after the stop, expected 2`);
+    // Within a sweep or so, where a lease running out would take up to LEASE_MS more.
+    if (failedAfter >= LEASE_MS) problems.push(`the stopped replica's tasks were failed ${failedAfter} ms after its exit: no sooner than its lease would have run out`);
+    for (const [i, c] of cut.entries()) {
+      const log = await db.events(idOf(c.r));
+      const again = resumed[i]!;
+      const error = await again.ended;
+      // §3.1.6: a task that ended before the new subscription has nothing to stream (its end is checked in the log below).
+      const ended = error instanceof CallError && error.reason === "UNSUPPORTED_OPERATION" && c.binding === "grpc";
+      if (error && !ended) problems.push(`${again.who}: ${String(error)}`);
+      if (c.binding === "grpc") {
+        // What the cut stream saw is the log's beginning (or a snapshot of it); the new subscription is checked whole.
+        if (c.role === "sender") problems.push(...streamProblems("sender", c.r.seen, log.slice(0, c.r.seen.length), c.r.who));
+        if (!ended) problems.push(...streamProblems("subscriber", again.seen, log, again.who));
+      } else {
+        // Before and after the cut, one stream: exactly the log, nothing missed, nothing twice.
+        problems.push(...streamProblems(c.role, [...c.r.seen, ...again.seen], log, `${c.r.who} + its resumption`));
+      }
+      const end = log.at(-1)!;
+      const want = c.role === "sender" ? TaskState.FAILED : TaskState.CANCELED;
+      if (stateOf(taskAt(end)) !== want) problems.push(`the log of ${c.r.who}'s task ends ${TaskState[stateOf(taskAt(end))]}, not ${TaskState[want]}`);
+      if (want === TaskState.FAILED && end.event.payload.case === "statusUpdate" && !STOPPED.test(textOf(end.event.payload.value.status?.message))) problems.push(`${c.r.who}'s task FAILED without saying its server stopped`);
+    }
+    expect(problems).toEqual([]);
+    await restarted;
+    console.info(
+      `postgres-fleet graceful stop: SIGTERM to exit ${secs(exited - stopAsked)} s; lease row gone at exit; ${ran.length} tasks in flight failed by another replica ${failedAfter} ms after the exit (lease ${LEASE_MS} ms); ` +
+        `${cut.length} streams cut (${cut.map((c) => `${c.role} ${c.binding}`).join(", ")}), resumed on replicas 1 and 2 (SSE with Last-Event-ID, gRPC resubscribed): ${resumed.reduce((n, r) => n + r.seen.length, 0)} events after the cut, none missed or repeated; ${secs(Date.now() - started)} s`,
+    );
+  }, 120_000);
+
   it("interrupted tasks (input-required) survive a replica's SIGKILL and are continued on any replica, the restarted one included", async () => {
     const started = Date.now();
     // Asked on replica 0 over three bindings: the tasks wait for input, with no run holding them.
