@@ -1,13 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { bindingClientFor, CallError, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { ackProblem, TERMINAL, type Ack, type Told } from "./helpers/acknowledged.js";
+import { BINDINGS, bindingClientFor, CallError, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
 import { isSettling, senderStreamProblems, subscriberStreamProblems, type LoggedEvent } from "./helpers/event-log.js";
-import { openFleetDb, type FleetDb } from "./helpers/fleet-database.js";
+import { IN_FLIGHT, openFleetDb, type FleetDb } from "./helpers/fleet-database.js";
 import { startHubFleet, type HubFleet } from "./helpers/hub-fleet.js";
 import { textOf } from "./helpers/message-text.js";
 import { taskOf, textRequest } from "./helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { sleep, within } from "./helpers/server-process.js";
+import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
+import { sleep, within, type ServerProcess } from "./helpers/server-process.js";
+import { startReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
 /*
  * Three hubs as processes on one PostgreSQL database, driven by real
@@ -53,10 +56,10 @@ function read(who: string, events: AsyncGenerator<SeenEvent>): Reader {
 }
 
 /** Waits until `cond` holds, polling; fails with `what` after `ms`. */
-async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string | (() => string)): Promise<void> {
+async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string | (() => string | Promise<string>)): Promise<void> {
   const started = Date.now();
   while (!(await cond())) {
-    if (Date.now() - started > ms) throw new Error(typeof what === "string" ? what : what());
+    if (Date.now() - started > ms) throw new Error(typeof what === "string" ? what : await what());
     await sleep(25);
   }
 }
@@ -69,6 +72,271 @@ async function runsInFlight(f: HubFleet, i: number): Promise<number> {
   const m = /^a2a_runs_in_flight(?:\{[^}]*\})? (\d+)/m.exec(text);
   if (!m) throw new Error(`replica ${i} exports no a2a_runs_in_flight`);
   return Number(m[1]);
+}
+
+/** How many times the load test kills a replica, and the seed its choices come from (to replay a run). */
+const KILLS = Number(process.env.FLEET_KILLS ?? 10);
+const SEED = seedFromEnv("FLEET_SEED", 1717);
+/** Concurrent load loops, each picking a replica and a binding per operation. */
+const LOOPS = 6;
+
+/** A stream of the load, with what a resumption on another replica added after its replica died. */
+interface LoadStream {
+  readonly role: "sender" | "subscriber";
+  readonly binding: Binding;
+  readonly taskId: string;
+  readonly seen: SeenEvent[];
+  /** The resumption's events: after Last-Event-ID (SSE), or a new subscription (gRPC, Connect). */
+  resumed?: SeenEvent[];
+}
+
+/** What the load did and was told; acknowledgements remember the process that answered. */
+interface Load extends Told {
+  readonly rnd: SeededRandom;
+  readonly receiver: WebhookReceiver;
+  readonly acks: Map<string, Ack & { readonly proc: ServerProcess }>;
+  readonly followUps: Map<string, Set<string>>;
+  readonly cancelSent: Set<string>;
+  readonly cancelable: { id: string; mayComplete: boolean }[];
+  readonly waiting: string[];
+  readonly live: string[];
+  readonly streams: LoadStream[];
+  /** Tasks sent with a push config. */
+  readonly pushed: Set<string>;
+  readonly errors: string[];
+  readonly ops: Map<string, number>;
+  /** Processes killed so far: their runs may have ended FAILED. */
+  readonly killed: Set<ServerProcess>;
+  /** What each loop is doing now, for a hang's message. */
+  readonly doing: string[];
+  cycle: number;
+  stop: boolean;
+  /** Operations a kill cut short. */
+  tolerated: number;
+  resumed: number;
+}
+
+function startLoops(f: HubFleet, L: Load): Promise<void> {
+  return Promise.all(
+    Array.from({ length: LOOPS }, async (_, n) => {
+      for (let k = 0; !L.stop; k++) {
+        const i = L.rnd.pick(f.up());
+        const proc = f.at(i);
+        try {
+          L.doing[n] = `on replica ${i}`;
+          await loadStep(f, L, proc, `${n}.${k}`, n);
+        } catch (e) {
+          // An answer lost with its replica is no error; anything else is.
+          if (f.slots[i] !== proc) L.tolerated++;
+          else L.errors.push(`cycle ${L.cycle}, loop ${n}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+    }),
+  ).then(() => undefined);
+}
+
+/** One operation of the load on replica `proc`, over a random binding. */
+async function loadStep(f: HubFleet, L: Load, proc: ServerProcess, n: string, loop: number): Promise<void> {
+  const { rnd } = L;
+  const binding = rnd.pick(BINDINGS);
+  const client = bindingClientFor(proc, binding);
+  const count = (op: string): string => {
+    L.doing[loop] += `: ${op} over ${binding}`;
+    L.ops.set(op, (L.ops.get(op) ?? 0) + 1);
+    return op;
+  };
+  const ack = (op: string, task: Task, mayComplete = false): void => {
+    L.acks.set(task.id, { cycle: L.cycle, op, task, mayComplete, proc });
+    // Subscriptions go to tasks that end by themselves or by the load's cancels, never to one waiting for input.
+    if (stateOf(task) === TaskState.INPUT_REQUIRED) return;
+    L.live.push(task.id);
+    if (L.live.length > 32) L.live.shift();
+  };
+  const push = rnd.chance(0.5) ? { url: `${L.receiver.url}?n=${n}` } : undefined;
+  const configuration = (extra: { returnImmediately?: boolean } = {}) => (push ? { ...extra, taskPushNotificationConfig: push } : extra);
+  const pushedTask = (t: Task): Task => {
+    if (push) L.pushed.add(t.id);
+    return t;
+  };
+  const roll = rnd.next();
+  if (roll < 0.14) {
+    const op = count("send hello");
+    ack(op, pushedTask(taskOf(await client.send(textRequest(`hello ${n} ✓`, { configuration: configuration() })))));
+  } else if (roll < 0.24) {
+    const op = count("send stream 5");
+    ack(op, pushedTask(taskOf(await client.send(textRequest("stream 5", { configuration: configuration() })))));
+  } else if (roll < 0.38) {
+    const long = rnd.chance(0.5);
+    const op = count(long ? "send slow 60000" : "send slow short");
+    const t = pushedTask(taskOf(await client.send(textRequest(long ? "slow 60000" : `slow ${rnd.int(100, 600)}`, { configuration: configuration({ returnImmediately: true }) }))));
+    ack(op, t, !long);
+    L.cancelable.push({ id: t.id, mayComplete: !long });
+  } else if (roll < 0.5) {
+    const target = L.cancelable.shift();
+    if (!target) return;
+    const op = count("cancel");
+    L.cancelSent.add(target.id);
+    try {
+      ack(op, await client.cancel(target.id), target.mayComplete);
+    } catch (e) {
+      // §3.1.5: a task that completed, or failed with its dead replica, is not cancelable.
+      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE")) throw e;
+      const now = await client.get(target.id);
+      if (!TERMINAL.has(stateOf(now))) throw new Error(`cancel of ${target.id} refused as not cancelable, but it is ${TaskState[stateOf(now)]}`);
+    }
+  } else if (roll < 0.7) {
+    const text = rnd.chance(0.5) ? "stream 5" : `slow ${rnd.int(200, 1_200)}`;
+    count(`stream ${text.split(" ")[0]}`);
+    await loadStream(f, L, loop, proc, binding, "sender", () => client.stream(textRequest(text, { configuration: configuration() })), push !== undefined);
+  } else if (roll < 0.8) {
+    const id = L.live.length > 0 ? rnd.pick(L.live.slice(-12)) : undefined;
+    if (!id) return;
+    count("subscribe");
+    L.doing[loop] += ` to ${id}`;
+    await loadStream(f, L, loop, proc, binding, "subscriber", () => client.subscribe(id), false);
+  } else if (roll < 0.9) {
+    const op = count("send input-required");
+    const t = pushedTask(taskOf(await client.send(textRequest("input-required", { configuration: configuration() }))));
+    ack(op, t);
+    if (stateOf(t) === TaskState.INPUT_REQUIRED) L.waiting.push(t.id);
+  } else {
+    const id = L.waiting.shift();
+    if (!id) return;
+    const op = count("follow-up");
+    const req = textRequest(`answer ${n}`, { taskId: id });
+    let mine = L.followUps.get(id);
+    if (!mine) L.followUps.set(id, (mine = new Set()));
+    mine.add(req.message!.messageId);
+    ack(op, taskOf(await client.send(req)));
+  }
+}
+
+/**
+ * Reads a stream of the load to its end. One its replica's death cut is
+ * resumed on a live replica, as a client would: SSE after the last id it
+ * saw, gRPC and Connect with a new subscription.
+ */
+async function loadStream(f: HubFleet, L: Load, loop: number, proc: ServerProcess, binding: Binding, role: LoadStream["role"], open: () => AsyncGenerator<SeenEvent>, pushed: boolean): Promise<void> {
+  let st: LoadStream | undefined;
+  const seen: SeenEvent[] = [];
+  try {
+    for await (const e of open()) {
+      if (!st && e.event.payload.case === "task") {
+        st = { role, binding, taskId: e.event.payload.value.id, seen };
+        if (role === "sender") L.doing[loop] += ` (task ${st.taskId})`;
+        L.streams.push(st);
+        if (pushed) L.pushed.add(st.taskId);
+      }
+      seen.push(e);
+    }
+  } catch (e) {
+    // §3.1.6: the task ended before the subscription: nothing to stream.
+    if (role === "subscriber" && seen.length === 0 && e instanceof CallError && e.reason === "UNSUPPORTED_OPERATION") return;
+    if (f.up().some((i) => f.slots[i] === proc)) throw e;
+  }
+  if (seen.at(-1) && endsStream(seen.at(-1)!)) return;
+  if (f.up().some((i) => f.slots[i] === proc)) throw new Error(`a ${role} stream over ${binding} ended without a final state while its replica lived`);
+  if (!st) return;
+  L.doing[loop] += `, cut by a kill, resuming on another replica`;
+  const sse = binding === "jsonrpc" || binding === "rest";
+  const other = f.at(L.rnd.pick(f.up()));
+  const resumed: SeenEvent[] = [];
+  try {
+    for await (const e of bindingClientFor(other, binding).subscribe(st.taskId, sse ? seen.at(-1)!.seq : undefined)) resumed.push(e);
+  } catch (e) {
+    if (!sse && e instanceof CallError && e.reason === "UNSUPPORTED_OPERATION") return; // it ended meanwhile: the log says how
+    if (f.up().some((i) => f.slots[i] === other)) throw e;
+    return; // that replica died too
+  }
+  st.resumed = resumed;
+  L.resumed++;
+}
+
+/** Stops the loops; what they left running is canceled meanwhile, as subscribers wait for it to end. */
+async function stopLoad(f: HubFleet, db: FleetDb, L: Load, loops: Promise<void>): Promise<void> {
+  L.stop = true;
+  let done = false;
+  void loops.then(() => (done = true));
+  const started = Date.now();
+  while (!done) {
+    if (Date.now() - started > 60_000) {
+      const ids = [...new Set(L.doing.join(" ").match(/[0-9a-f]{8}-[0-9a-f-]{27}/g) ?? [])];
+      throw new Error(`the load loops did not end: ${L.doing.map((d, i) => `loop ${i} ${d}`).join("; ")}; ${await describeRows(db, ids)}`);
+    }
+    await settleLoad(f, L);
+    await sleep(100);
+  }
+  await settleLoad(f, L);
+}
+
+/** Ends what the load left running (cancels, from any replica) and waits until no task is in flight. */
+async function settleLoad(f: HubFleet, L: Load): Promise<void> {
+  for (const t of L.cancelable.splice(0)) {
+    L.cancelSent.add(t.id);
+    const client = bindingClientFor(f.at(L.rnd.int(0, 2)), L.rnd.pick(BINDINGS));
+    try {
+      const a = L.acks.get(t.id);
+      if (a) L.acks.set(t.id, { ...a, op: "cancel at the end", task: await client.cancel(t.id), mayComplete: t.mayComplete });
+    } catch (e) {
+      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE")) L.errors.push(`cancel at the end of ${t.id}: ${String(e)}`);
+    }
+  }
+}
+
+/** What a stream of the load saw, whole or cut and resumed, against its task's log. */
+function loadStreamProblems(st: LoadStream, log: readonly LoggedEvent[]): string[] {
+  const who = `${st.role} over ${st.binding} of ${st.taskId}`;
+  if (!st.resumed) {
+    // Whole, or cut with nothing to resume: a prefix of what it should have been.
+    if (endsStream(st.seen.at(-1)!)) return streamProblems(st.role, st.seen, log, who);
+    return st.role === "sender" ? streamProblems("sender", st.seen, log.slice(0, st.seen.length), `${who} (cut)`) : [];
+  }
+  if (st.binding === "jsonrpc" || st.binding === "rest") return streamProblems(st.role, [...st.seen, ...st.resumed], log, `${who} + its resumption`);
+  return streamProblems("subscriber", st.resumed, log, `${who}'s new subscription`);
+}
+
+/**
+ * Push deliveries against the logs: every event after the Task (and the
+ * final Task of a terminal one) arrived, in seq order per task; with
+ * `exactlyOnce`, none twice.
+ */
+async function pushProblems(db: FleetDb, L: Load, tasks: ReadonlySet<string>, exactlyOnce: boolean): Promise<{ problems: string[]; events: number; repeats: number }> {
+  const problems: string[] = [];
+  let events = 0;
+  let repeats = 0;
+  const byTask = new Map<string, { kind: string; seq: number }[]>();
+  for (const a of L.receiver.accepted) {
+    if (!tasks.has(a.taskId)) continue;
+    const list = byTask.get(a.taskId) ?? [];
+    list.push(a);
+    byTask.set(a.taskId, list);
+  }
+  for (const id of tasks) {
+    const log = await db.events(id);
+    const last = log.at(-1)!;
+    const expected = log.slice(1).map((e) => `${e.event.payload.case}:${e.seq}`);
+    if (TERMINAL.has(stateOf(taskAt(last)))) expected.push(`task:${last.seq}`);
+    const got = byTask.get(id) ?? [];
+    const order = got.map((g) => g.seq + (g.kind === "task" ? 0.5 : 0));
+    if (order.some((x, i) => i > 0 && x < order[i - 1]!)) problems.push(`task ${id}: deliveries out of order: ${got.map((g) => `${g.kind}:${g.seq}`).join(" ")}`);
+    const distinct = [...new Set(got.map((g) => `${g.kind}:${g.seq}`))];
+    repeats += got.length - distinct.length;
+    if (exactlyOnce && distinct.length !== got.length) problems.push(`task ${id}: delivered twice: ${got.map((g) => `${g.kind}:${g.seq}`).join(" ")}`);
+    if (distinct.join(" ") !== expected.join(" ")) problems.push(`task ${id}: delivered ${distinct.join(" ")}, the log has ${expected.join(" ")}`);
+    events += distinct.length;
+  }
+  return { problems, events, repeats };
+}
+
+/** Whether a stream ends with this event: a settling one, or a terminal snapshot (the task ended as the subscription began). */
+function endsStream(e: SeenEvent): boolean {
+  return isSettling(e.event) || (e.event.payload.case === "task" && TERMINAL.has(stateOf(e.event.payload.value)));
+}
+
+/** Tasks as the database holds them, for a failure's message. */
+async function describeRows(db: FleetDb, ids: readonly string[]): Promise<string> {
+  const rows = await db.tasks();
+  return ids.map((id) => `${id} ${TaskState[rows.get(id)?.state ?? 0]} owner ${rows.get(id)?.owner ?? "none"}`).join("; ") + `; live replicas ${(await db.liveReplicas()).join(", ")}`;
 }
 
 /** The readers whose stream has not ended on a settling event, with what they saw last. */
@@ -281,6 +549,100 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
         `${cut.length} streams cut (${cut.map((c) => `${c.role} ${c.binding}`).join(", ")}), resumed on replicas 1 and 2 (SSE with Last-Event-ID, gRPC resubscribed): ${resumed.reduce((n, r) => n + r.seen.length, 0)} events after the cut, none missed or repeated; ${secs(Date.now() - started)} s`,
     );
   }, 120_000);
+
+  it(`mixed load over every binding spread across the replicas, then ${KILLS} SIGKILLs of a random replica at random moments: nothing acknowledged lost, the dead replica's tasks FAILED after its lease, cut streams resumed elsewhere, every push event delivered in order`, async () => {
+    const started = Date.now();
+    const rnd = seededRandom(SEED);
+    const receiver = await startReceiver();
+    try {
+      const L: Load = { rnd, receiver, acks: new Map(), followUps: new Map(), cancelSent: new Set(), cancelable: [], waiting: [], live: [], streams: [], pushed: new Set(), errors: [], ops: new Map(), killed: new Set(), cycle: 0, stop: false, tolerated: 0, resumed: 0, doing: [] };
+      const context = `seed ${SEED}`;
+
+      // Phase 1, nobody dies: every push event exactly once (the outbox claims keep replicas off each other's rows).
+      let loops = startLoops(fleet, L);
+      await sleep(3_000);
+      await stopLoad(fleet, db, L, loops);
+      const calmTasks = new Set(L.pushed);
+      await until(async () => (await db.outbox()).live === 0, 30_000, "phase 1's push deliveries were not all made");
+      const calm = await pushProblems(db, L, calmTasks, true);
+      expect(calm.problems.slice(0, 20), context).toEqual([]);
+      expect([...L.errors.slice(0, 20), ...fleet.errorLines().slice(0, 5)], context).toEqual([]);
+      const calmOps = [...L.ops.values()].reduce((a, b) => a + b, 0);
+
+      // Phase 2: the load goes on while a replica is killed and started again, KILLS times.
+      L.stop = false;
+      loops = startLoops(fleet, L);
+      const failMs: number[] = [];
+      const restartMs: number[] = [];
+      let leftInFlight = 0;
+      for (let cycle = 1; cycle <= KILLS; cycle++) {
+        L.cycle = cycle;
+        const v = rnd.int(0, 2);
+        const proc = fleet.at(v);
+        // A run that only a death can end, so that every kill leaves one at least; its owner names the replica.
+        const probe = taskOf(await bindingClientFor(proc, "grpc").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+        L.acks.set(probe.id, { cycle, op: "probe", task: probe, proc });
+        const replica = (await db.tasks()).get(probe.id)!.owner;
+        await sleep(rnd.int(200, 1_200));
+        L.killed.add(proc);
+        await fleet.stop(v, "SIGKILL");
+        const killedAt = Date.now();
+        const restarted = fleet.start(v);
+        const left = [...(await db.tasks())].filter(([, r]) => r.owner === replica && IN_FLIGHT.has(r.state)).map(([id]) => id);
+        leftInFlight += left.length;
+        await until(
+          async () => {
+            const rows = await db.tasks();
+            // FAILED by a sweep; or CANCELED, when a client's cancel reached another replica once the lease had run out.
+            return left.every((id) => rows.get(id)!.state === TaskState.FAILED || (rows.get(id)!.state === TaskState.CANCELED && L.cancelSent.has(id)));
+          },
+          LEASE_MS + 10_000,
+          async () => `cycle ${cycle}: the dead replica's tasks were not failed (${context}): ${await describeRows(db, left)}`,
+        );
+        failMs.push(Date.now() - killedAt);
+        await restarted;
+        restartMs.push(Date.now() - killedAt);
+      }
+      await stopLoad(fleet, db, L, loops);
+      expect(L.errors.slice(0, 20), context).toEqual([]);
+
+      // Every acknowledgement against the task as any replica reads it now.
+      const ackProblems: string[] = [];
+      for (const [id, a] of L.acks) {
+        const now = await bindingClientFor(fleet.at(rnd.int(0, 2)), rnd.pick(BINDINGS)).get(id);
+        const p = ackProblem(a, now, L, { allowed: L.killed.has(a.proc), why: STOPPED, what: "the server that ran this task stopped" });
+        if (p) ackProblems.push(p);
+      }
+      expect(ackProblems.slice(0, 20), `${context}: ${ackProblems.length} acknowledgements broken`).toEqual([]);
+      // Nothing in flight, every log sound, every stream (cut and resumed ones whole) the log.
+      const rows = await db.tasks();
+      const stuck = [...rows].filter(([, r]) => IN_FLIGHT.has(r.state) || (r.owner !== null && r.state !== TaskState.SUBMITTED && r.state !== TaskState.WORKING));
+      expect(stuck.slice(0, 10), context).toEqual([]);
+      expect(await db.logProblems(), context).toEqual([]);
+      const streamIssues: string[] = [];
+      for (const st of L.streams) streamIssues.push(...loadStreamProblems(st, await db.events(st.taskId)));
+      expect(streamIssues.slice(0, 20), `${context}: ${streamIssues.length} stream problems`).toEqual([]);
+
+      // Every push event delivered at least once, in order per task, the kills notwithstanding.
+      await until(async () => (await db.outbox()).live === 0, 60_000, "push deliveries still owed a minute after the load");
+      const all = await pushProblems(db, L, L.pushed, false);
+      expect(all.problems.slice(0, 20), context).toEqual([]);
+      expect((await db.outbox()).dead, "dead deliveries").toBe(0);
+      expect(fleet.errorLines().slice(0, 10)).toEqual([]);
+
+      const byState = new Map<string, number>();
+      for (const r of rows.values()) byState.set(TaskState[r.state], (byState.get(TaskState[r.state]) ?? 0) + 1);
+      const total = [...L.ops.values()].reduce((a, b) => a + b, 0);
+      console.info(
+        `postgres-fleet load + kills: ${KILLS} SIGKILLs in ${secs(Date.now() - started)} s (${context}); ${total} ops (${calmOps} before the kills; ${[...L.ops].map(([k, v]) => `${k} ${v}`).join(", ")}), ${L.tolerated} cut by a kill; ` +
+          `${L.acks.size} acknowledgements intact; ${leftInFlight} tasks left in flight by the dead replicas, FAILED ${Math.min(...failMs)}..${Math.max(...failMs)} ms after the kill (lease ${LEASE_MS} ms), restarted in ${secs(Math.min(...restartMs))}..${secs(Math.max(...restartMs))} s; ` +
+          `${L.streams.length} streams matched the log, ${L.resumed} of them cut and resumed on another replica; ${rows.size} tasks stored (${[...byState].map(([k, v]) => `${k} ${v}`).join(", ")}); ` +
+          `push: ${calm.events} events to ${calmTasks.size} tasks exactly once before the kills, ${all.events} events to ${L.pushed.size} tasks at least once and in order in all (${all.repeats} repeats after kills)`,
+      );
+    } finally {
+      await receiver.close();
+    }
+  }, 240_000);
 
   it("interrupted tasks (input-required) survive a replica's SIGKILL and are continued on any replica, the restarted one included", async () => {
     const started = Date.now();

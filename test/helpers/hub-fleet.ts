@@ -60,7 +60,7 @@ export async function startHubFleet(cluster: PostgresCluster, options: FleetOpti
     up: () => slots.flatMap((s, i) => (s ? [i] : [])),
     start: async (i) => {
       if (slots[i]) throw new Error(`replica ${i} is already up`);
-      const s = await spawnServer(dataDir, { env: { A2A_HUB_CONFIG: config }, startTimeoutMs: 30_000 });
+      const s = await spawnServer(dataDir, { env: { A2A_HUB_CONFIG: config }, startTimeoutMs: 90_000 });
       slots[i] = s;
       past.push(s);
       void s.exited.then((exit) => {
