@@ -604,7 +604,10 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
         restartMs.push(Date.now() - killedAt);
       }
       await stopLoad(fleet, db, L, loops);
-      expect(L.errors.slice(0, 20), context).toEqual([]);
+      expect([...L.errors.slice(0, 20), ...fleet.errorLines().slice(0, 5)], context).toEqual([]);
+      // Failed after the lease ran out (renewed every third of it, so at least that much of it was left at the kill), and soon after.
+      expect(Math.min(...failMs), `${context}: a dead replica's tasks failed before its lease could have run out`).toBeGreaterThanOrEqual(LEASE_MS / 3);
+      expect(Math.max(...failMs), `${context}: a dead replica's tasks failed too long after the kill`).toBeLessThanOrEqual(LEASE_MS + 3_000);
 
       // Every acknowledgement against the task as any replica reads it now.
       const ackProblems: string[] = [];
