@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { equals } from "@bufbuild/protobuf";
 import { StreamResponseSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { bindingClientFor, CallError, connectBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
-import { ackProblem, TERMINAL, type Ack } from "./helpers/acknowledged.js";
+import { bindingClientFor, connectBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable } from "./helpers/acknowledged.js";
 import { foldLog, foldProblems } from "./helpers/event-log.js";
 import { readHubDb } from "./helpers/hub-database.js";
 import { textOf } from "./helpers/message-text.js";
@@ -48,7 +48,7 @@ interface LoadRun {
   readonly rnd: SeededRandom;
   readonly ledger: Ledger;
   /** Slow tasks started this cycle that a loop may cancel. */
-  readonly cancelable: { id: string; mayComplete: boolean }[];
+  readonly cancelable: Cancelable[];
   killing: boolean;
 }
 
@@ -93,18 +93,10 @@ async function step(run: LoadRun, client: BindingClient, n: number): Promise<voi
     ack(run, op, task, { mayComplete: !long });
     run.cancelable.push({ id: task.id, mayComplete: !long });
   } else if (roll < 0.64) {
-    const target = run.cancelable.shift();
-    if (!target) return;
+    if (run.cancelable.length === 0) return;
     const op = count("cancel");
-    ledger.cancelSent.add(target.id);
-    try {
-      ack(run, op, await client.cancel(target.id), { mayComplete: target.mayComplete });
-    } catch (e) {
-      // §3.1.5: a short slow task may have completed first; then it must be terminal.
-      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE" && target.mayComplete)) throw e;
-      const now = await client.get(target.id);
-      if (!TERMINAL.has(now.status!.state)) throw new Error(`cancel of ${target.id} was refused as not cancelable, but it is ${TaskState[now.status!.state]}`);
-    }
+    // §3.1.5: a short slow task may have completed first.
+    await cancelNext(client, run.cancelable, ledger.cancelSent, (t) => t.mayComplete, (task, t) => ack(run, op, task, { mayComplete: t.mayComplete }));
   } else if (roll < 0.8) {
     const op = count("stream stream 5");
     const seen: SeenEvent[] = [];

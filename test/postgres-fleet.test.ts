@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { ackProblem, TERMINAL, type Ack, type Told } from "./helpers/acknowledged.js";
+import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable, type Told } from "./helpers/acknowledged.js";
 import { BINDINGS, bindingClientFor, CallError, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
 import { isSettling, senderStreamProblems, subscriberStreamProblems, type LoggedEvent } from "./helpers/event-log.js";
 import { IN_FLIGHT, openFleetDb, type FleetDb } from "./helpers/fleet-database.js";
@@ -97,7 +97,7 @@ interface Load extends Told {
   readonly acks: Map<string, Ack & { readonly proc: ServerProcess }>;
   readonly followUps: Map<string, Set<string>>;
   readonly cancelSent: Set<string>;
-  readonly cancelable: { id: string; mayComplete: boolean }[];
+  readonly cancelable: Cancelable[];
   readonly waiting: string[];
   readonly live: string[];
   readonly streams: LoadStream[];
@@ -172,18 +172,10 @@ async function loadStep(f: HubFleet, L: Load, proc: ServerProcess, n: string, lo
     ack(op, t, !long);
     L.cancelable.push({ id: t.id, mayComplete: !long });
   } else if (roll < 0.5) {
-    const target = L.cancelable.shift();
-    if (!target) return;
+    if (L.cancelable.length === 0) return;
     const op = count("cancel");
-    L.cancelSent.add(target.id);
-    try {
-      ack(op, await client.cancel(target.id), target.mayComplete);
-    } catch (e) {
-      // §3.1.5: a task that completed, or failed with its dead replica, is not cancelable.
-      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE")) throw e;
-      const now = await client.get(target.id);
-      if (!TERMINAL.has(stateOf(now))) throw new Error(`cancel of ${target.id} refused as not cancelable, but it is ${TaskState[stateOf(now)]}`);
-    }
+    // §3.1.5: a task that completed, or failed with its dead replica, is not cancelable.
+    await cancelNext(client, L.cancelable, L.cancelSent, () => true, (task, t) => ack(op, task, t.mayComplete));
   } else if (roll < 0.7) {
     const text = rnd.chance(0.5) ? "stream 5" : `slow ${rnd.int(200, 1_200)}`;
     count(`stream ${text.split(" ")[0]}`);

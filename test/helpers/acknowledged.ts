@@ -1,5 +1,6 @@
 import { equals, toJson } from "@bufbuild/protobuf";
 import { MessageSchema, Role, TaskSchema, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { CallError, type BindingClient } from "./binding-client.js";
 import { textOf } from "./message-text.js";
 
 export const TERMINAL = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
@@ -65,3 +66,35 @@ export function ackProblem(a: Ack, now: Task, told: Told, crash: CrashRule): str
 }
 
 const json = (t: Task): string => JSON.stringify(toJson(TaskSchema, t)).slice(0, 600);
+
+/** A task the load may cancel; a short run may have completed first. */
+export interface Cancelable {
+  readonly id: string;
+  readonly mayComplete: boolean;
+}
+
+/**
+ * CancelTask on the oldest of `pool` (which leaves it), noted in
+ * `cancelSent` before it is sent; the answer is handed to `acknowledge`.
+ * §3.1.5: a refusal as not cancelable stands only where `mayEndFirst`
+ * allows it and the task really is terminal. False when the pool is empty.
+ */
+export async function cancelNext(
+  client: BindingClient,
+  pool: Cancelable[],
+  cancelSent: Set<string>,
+  mayEndFirst: (target: Cancelable) => boolean,
+  acknowledge: (task: Task, target: Cancelable) => void,
+): Promise<boolean> {
+  const target = pool.shift();
+  if (!target) return false;
+  cancelSent.add(target.id);
+  try {
+    acknowledge(await client.cancel(target.id), target);
+  } catch (e) {
+    if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE" && mayEndFirst(target))) throw e;
+    const now = await client.get(target.id);
+    if (!TERMINAL.has(now.status?.state ?? TaskState.UNSPECIFIED)) throw new Error(`cancel of ${target.id} was refused as not cancelable, but it is ${TaskState[now.status?.state ?? 0]}`);
+  }
+  return true;
+}
