@@ -16,6 +16,7 @@ import { renderReport } from "./harness/report.js";
 import type { BenchResults } from "./harness/results.js";
 import { measureProfile } from "./measures/cpu-profile-run.js";
 import { measureFanout } from "./measures/fan-out.js";
+import { measurePostgres } from "./measures/postgres-store.js";
 import { measureStore } from "./measures/store-scale.js";
 import { measureStreaming } from "./measures/streaming.js";
 import { measureTelemetry } from "./measures/telemetry-cost.js";
@@ -56,6 +57,10 @@ async function main(): Promise<void> {
     }
     if (options.sections.has("store")) {
       results.store = await measureStore(ctx);
+      write();
+    }
+    if (options.sections.has("postgres")) {
+      results.postgres = await measurePostgres(ctx);
       write();
     }
     if (options.sections.has("profile")) {

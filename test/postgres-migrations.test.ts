@@ -7,6 +7,7 @@ import { MIGRATION_LOCK_KEY } from "../src/store/postgres/index.js";
 import { MIGRATIONS as SQLITE_MIGRATIONS } from "../src/store/sqlite/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
+import { until } from "./helpers/until.js";
 
 noticePostgresSkip("postgres-migrations.test.ts");
 
@@ -52,7 +53,7 @@ function sqliteTables(): Map<string, string[]> {
 }
 
 /**
- * What only a fleet of hubs needs (schema 3): the replicas and their
+ * What only a fleet of hubs needs (schema 2, with the unit function): the replicas and their
  * leases, each task's owner, and claims on push deliveries.
  */
 const FLEET_ONLY: Readonly<Record<string, readonly string[]>> = {
@@ -91,14 +92,6 @@ async function holdMigrationLock(url: string): Promise<{ waiting: () => Promise<
       await client.end();
     },
   };
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** `node --import tsx test/fixtures/pg-migrate.ts <url>`: a second process opening the store, as a replica starting. */

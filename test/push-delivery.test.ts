@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { taskOf, textRequest } from "./helpers/messages.js";
 import { expectA2AError, violatedFields } from "./helpers/errors.js";
-import { startReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { describeEvent, startReceiver, streamDeliveries, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 import { removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
 
 const FAST_RETRY = { baseMs: 20, capMs: 100, attempts: 6 };
@@ -21,14 +21,6 @@ async function hubAndReceiver(push: Parameters<typeof startTestHub>[0] extends i
   return { t, r };
 }
 
-/** The payload kind and the event's state or artifact text, for order checks. */
-function describeEvent(body: Record<string, unknown>): string {
-  const [kind, value] = Object.entries(body)[0] as [string, Record<string, any>];
-  if (kind === "statusUpdate") return `status:${value.status.state}`;
-  if (kind === "artifactUpdate") return `artifact:${value.artifact.parts[0].text.trim()}`;
-  return `${kind}:${value.status?.state}`;
-}
-
 describe("push delivery (§3.5.3)", () => {
   it("delivers every event of a `stream 20` task in order, then the final task, with the configured headers", async () => {
     const { t, r } = await hubAndReceiver();
@@ -41,12 +33,7 @@ describe("push delivery (§3.5.3)", () => {
     );
     await r.waitFor(23);
     const order = r.received.map((x) => describeEvent(x.body));
-    expect(order).toEqual([
-      "status:TASK_STATE_WORKING",
-      ...Array.from({ length: 20 }, (_, i) => `artifact:chunk ${i + 1}`),
-      "status:TASK_STATE_COMPLETED",
-      "task:TASK_STATE_COMPLETED",
-    ]);
+    expect(order).toEqual(streamDeliveries(20));
     const seqs = r.received.slice(0, 22).map((x) => x.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     for (const x of r.received) {
@@ -65,14 +52,7 @@ describe("push delivery (§3.5.3)", () => {
     await t.client("connect-h1").sendMessage(textRequest("stream 3", { configuration: { taskPushNotificationConfig: { url: r.url } } }));
     await r.waitFor(6);
     await new Promise((res) => setTimeout(res, 300));
-    expect(r.received.map((x) => describeEvent(x.body))).toEqual([
-      "status:TASK_STATE_WORKING",
-      "artifact:chunk 1",
-      "artifact:chunk 2",
-      "artifact:chunk 3",
-      "status:TASK_STATE_COMPLETED",
-      "task:TASK_STATE_COMPLETED",
-    ]);
+    expect(r.received.map((x) => describeEvent(x.body))).toEqual(streamDeliveries(3));
     expect(r.attempts).toBe(9);
   });
 
@@ -183,11 +163,6 @@ describe("push delivery across a crash", () => {
     r.respond = () => undefined; // the receiver is back
     server = await spawnServer(dataDir, { env });
     await r.waitFor(8, 20_000);
-    expect(r.received.map((x) => describeEvent(x.body))).toEqual([
-      "status:TASK_STATE_WORKING",
-      ...Array.from({ length: 5 }, (_, i) => `artifact:chunk ${i + 1}`),
-      "status:TASK_STATE_COMPLETED",
-      "task:TASK_STATE_COMPLETED",
-    ]);
+    expect(r.received.map((x) => describeEvent(x.body))).toEqual(streamDeliveries(5));
   });
 });

@@ -27,6 +27,7 @@ import {
   type TaskStore,
 } from "../src/store/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { until } from "./helpers/until.js";
 
 /**
  * One contract, two stores: every TaskStore operation is checked against
@@ -312,6 +313,15 @@ function storeContract(name: string, harness: () => StoreHarness) {
       expect(await total(TaskState.WORKING)).toBe(0);
       expect(await total(TaskState.COMPLETED)).toBe(1);
       expect(await total(TaskState.FAILED)).toBe(1);
+      // A task created and finished in one unit is counted once, as it ended up.
+      await unit(store, () => {
+        w.create("d");
+        w.status("d", TaskState.WORKING);
+        w.status("d", TaskState.COMPLETED);
+      });
+      expect(await total()).toBe(4);
+      expect(await total(TaskState.SUBMITTED)).toBe(1);
+      expect(await total(TaskState.COMPLETED)).toBe(2);
     });
 
     it("records sends: the first record of a key wins; messageIds and Idempotency-Keys are separate namespaces", async () => {
@@ -502,6 +512,35 @@ function storeContract(name: string, harness: () => StoreHarness) {
       expect((await fresh.getHead(scope, "after"))?.lastSeq).toBe(1);
     });
 
+    it("keeps each task's log apart when a unit's writes interleave several tasks", async () => {
+      const store = await open();
+      const w = writer(store);
+      const seqs: Array<[string, number]> = [];
+      await unit(store, () => {
+        seqs.push(["a", w.create("a")], ["b", w.create("b")]);
+        seqs.push(["a", w.status("a", TaskState.WORKING)], ["b", w.status("b", TaskState.WORKING)]);
+        seqs.push(["a", w.artifact("a", "out", ["a1"])]);
+        w.history("b", "more for b");
+        seqs.push(["b", w.artifact("b", "out", ["b1"], { lastChunk: true })], ["a", w.artifact("a", "out", ["a2"], { append: true })]);
+        seqs.push(["b", w.status("b", TaskState.COMPLETED)]);
+      });
+      expect(seqs).toEqual([
+        ["a", 1],
+        ["b", 1],
+        ["a", 2],
+        ["b", 2],
+        ["a", 3],
+        ["b", 3],
+        ["a", 4],
+        ["b", 4],
+      ]);
+      const a = await store.snapshot(scope, "a");
+      const b = await store.snapshot(scope, "b");
+      expect([a?.seq, a?.task.status?.state, artifactsOf(a?.task)]).toEqual([4, TaskState.WORKING, [["out", "a1", "a2"]]]);
+      expect([b?.seq, b?.task.status?.state, artifactsOf(b?.task), texts(b?.task.history)]).toEqual([4, TaskState.COMPLETED, [["out", "b1"]], ["hello", "more for b"]]);
+      expect((await store.listTasks(scope, { limit: 10 })).tasks.map((t) => t.id)).toEqual(["b", "a"]);
+    });
+
     it("opens the next unit while a commit is in flight; its seqs follow the previous unit's", async () => {
       const store = await open();
       const w = writer(store);
@@ -515,6 +554,30 @@ function storeContract(name: string, harness: () => StoreHarness) {
       expect([...first, ...second]).toEqual([1, 2, 3, 4]);
       expect((await store.eventsAfter(scope, "f", 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
       expect((await store.getHead(scope, "f"))?.state).toBe(TaskState.COMPLETED);
+    });
+
+    it("stores a write made outside any unit on its own, and a unit opened right after takes it in", async () => {
+      const store = await open();
+      const w = writer(store);
+      w.create("alone");
+      await until("the write outside a unit is stored", async () => (await store.getHead(scope, "alone")) !== undefined, 5_000);
+      w.create("adopted");
+      store.beginBatch();
+      w.status("adopted", TaskState.WORKING);
+      await store.commitBatch();
+      // Committed by the caller's commitBatch, which resolved only once it was durable.
+      expect(await (await open()).getHead(scope, "adopted")).toEqual({ id: "adopted", contextId: "ctx", state: TaskState.WORKING, lastSeq: 2 });
+      // And the caller hears when such a unit fails, even once the turn it began in is over.
+      w.create("other");
+      store.beginBatch();
+      w.create("alone");
+      await new Promise((r) => setImmediate(r));
+      const error = await (async () => store.commitBatch())().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      store.rollbackBatch();
+      expect(error).toBeInstanceOf(Error);
     });
 
     it("finds everything acknowledged after a restart on the same data", async () => {
@@ -631,7 +694,12 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
         }
         const ms = (performance.now() - start) / n;
         const calls = (counting.sent() - before) / n;
-        console.log(`PostgreSQL unit of an echo (create + status + artifact + status): ${calls} round trip(s), ${ms.toFixed(2)} ms per unit`);
+        const pingStart = performance.now();
+        for (let i = 0; i < n; i++) await store.ping();
+        const pingMs = (performance.now() - pingStart) / n;
+        console.log(
+          `PostgreSQL unit of an echo (create + status + artifact + status): ${calls} round trip(s), ${ms.toFixed(2)} ms per unit (a bare SELECT 1 round trip: ${pingMs.toFixed(2)} ms)`,
+        );
         expect(calls).toBe(1);
         expect((await store.listTasks(scope, { limit: 1 })).total).toBe(n);
       } finally {
@@ -642,8 +710,10 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
     it("rejects with StoreUnavailableError, soon, when the database cannot be reached", async () => {
       const { port } = new URL(url);
       // A port nothing listens on: the server is down.
-      const down = new PostgresTaskStore(createPool({ url: url.replace(`:${port}/`, ":1/"), connectTimeoutMs: 2000 }));
+      const downUrl = url.replace(`:${port}/`, ":1/");
       const start = Date.now();
+      await expect(PostgresTaskStore.open({ url: downUrl, connectTimeoutMs: 2000 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      const down = new PostgresTaskStore(createPool({ url: downUrl, connectTimeoutMs: 2000 }));
       await expect(down.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(down.getHead(scope, "x")).rejects.toThrow("the task store's database is unavailable");
       await expect(unit(down, () => writer(down).create("x"))).rejects.toBeInstanceOf(StoreUnavailableError);
@@ -651,6 +721,35 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
       await down.close();
     });
   });
+});
+
+describe.skipIf(!hasPostgres)("PostgreSQL store when the server stops and comes back", () => {
+  const cluster = clusterForTests();
+
+  it("rejects with StoreUnavailableError while the server is down (no hang), and recovers by itself once it is back", async () => {
+    const url = await cluster().createDatabase();
+    const store = await PostgresTaskStore.open({ url, poolSize: 2, connectTimeoutMs: 2000 });
+    try {
+      await unit(store, () => writer(store).create("before"));
+      await cluster().kill();
+      const start = Date.now();
+      // The pooled connection was cut: the first call learns it, the next finds no server.
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.getHead(scope, "before")).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(unit(store, () => writer(store).status("before", TaskState.WORKING))).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - start).toBeLessThan(15_000);
+      await cluster().restart();
+      // The failed unit's task was dropped from the cache: read again, then written.
+      expect(await store.getHead(scope, "before")).toEqual({ id: "before", contextId: "ctx", state: TaskState.SUBMITTED, lastSeq: 1 });
+      let seq = 0;
+      await unit(store, () => {
+        seq = writer(store).status("before", TaskState.WORKING);
+      });
+      expect(seq).toBe(2);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });
 
 /** A pool that counts the statements sent through it: each is one round trip on a connection already open. */

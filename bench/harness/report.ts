@@ -262,6 +262,37 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     );
   }
 
+  const pg = results.postgres;
+  if (pg) {
+    const base = pg.rows.find((r) => r.id === "sqlite")?.rps?.median;
+    parts.push(
+      "## The hub on PostgreSQL (issue 17)\n\n" +
+        (pg.status !== "ok"
+          ? `${pg.status}: ${pg.note ?? ""}`
+          : `JSON-RPC SendMessage at ${32} connections, every answer checked; PostgreSQL 15 on this machine (a private cluster as the tests start it: fsync off, like the hub's SQLite in WAL with synchronous=NORMAL, so a commit survives the crash of any process but not of the machine). The replicas of a fleet share one database; the client spreads its connections over them in turn. Hub CPU is all replicas together; database CPU is every PostgreSQL server process.\n\n` +
+            table(
+              ["setup", "replicas", "req/s median [min–max]", "vs SQLite", "p50 ms", "p99 ms", "errors", "hub CPU µs/call", "database CPU µs/call", "hub cores", "database cores"],
+              pg.rows.map((r) =>
+                r.status !== "ok"
+                  ? [r.label, String(r.replicas), `${r.status}: ${r.note ?? ""}`, "", "", "", "", "", "", "", ""]
+                  : [
+                      r.label,
+                      String(r.replicas),
+                      sp(r.rps, int),
+                      base && r.rps ? `${(r.rps.median / base).toFixed(2)}×` : "",
+                      sp(r.p50Ms, ms),
+                      sp(r.p99Ms, ms),
+                      String(r.errors ?? 0),
+                      sp(r.hubCpuUsPerCall, int),
+                      sp(r.dbCpuUsPerCall, int),
+                      sp(r.hubCores, (x) => x.toFixed(2)),
+                      sp(r.dbCores, (x) => x.toFixed(2)),
+                    ],
+              ),
+            )),
+    );
+  }
+
   const p = results.profile;
   if (p) {
     parts.push(
@@ -281,6 +312,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
   if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
   if (results.store?.note) notes.push(`- store: ${results.store.note}`);
+  for (const r of results.postgres?.rows ?? []) notes.push(`- postgres ${r.id}: ${r.stored ?? "?"} tasks stored for ${r.served ?? "?"} good answers${r.note ? `; ${r.note}` : ""}`);
   if (notes.length > 0) parts.push("## Notes\n\n" + notes.join("\n"));
   return parts.join("\n\n") + "\n";
 }

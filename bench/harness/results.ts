@@ -93,6 +93,34 @@ export interface StoreResult {
   errors?: number;
 }
 
+/** One setup of the PostgreSQL section: hubs on a store, loaded at 32 connections. */
+export interface PostgresRow {
+  readonly id: string;
+  readonly label: string;
+  status: MeasureStatus;
+  note?: string;
+  replicas: number;
+  rps?: Spread;
+  p50Ms?: Spread;
+  p99Ms?: Spread;
+  errors?: number;
+  /** CPU the hub processes (all replicas together) spent per answered call. */
+  hubCpuUsPerCall?: Spread;
+  /** CPU the database server processes spent per answered call. */
+  dbCpuUsPerCall?: Spread;
+  /** Cores busy: the hubs together, the database. */
+  hubCores?: Spread;
+  dbCores?: Spread;
+  served?: number;
+  stored?: number;
+}
+
+export interface PostgresResult {
+  status: MeasureStatus;
+  note?: string;
+  rows: PostgresRow[];
+}
+
 /** Self time of one function in a CPU profile. */
 export interface ProfileFrame {
   readonly selfPct: number;
@@ -121,5 +149,6 @@ export interface BenchResults {
   streams: StreamRow[];
   fanout?: FanoutResult;
   store?: StoreResult;
+  postgres?: PostgresResult;
   profile?: ProfileResult;
 }

@@ -15,7 +15,8 @@ import { loaderConfig, printResult, runTimed, timedRun, type TimedRun } from "..
 import { checkBody, type CheckName } from "../harness/response-checks.js";
 
 interface Config {
-  url: string;
+  /** Several URLs: autocannon spreads the connections over them in turn (replicas behind a round-robin balancer). */
+  url: string | string[];
   headers: Record<string, string>;
   body: string;
   connections: number;
@@ -35,7 +36,8 @@ async function once(durationSec: number): Promise<TimedRun> {
   let failed!: (e: Error) => void;
   const finished = new Promise<autocannon.Result>((resolve, reject) => ((done = resolve), (failed = reject)));
   const instance = autocannon({
-    url: config.url,
+    // autocannon takes a list of URLs too (its README: "more than one url is allowed"); its types say string.
+    url: config.url as string,
     method: "POST",
     headers: config.headers,
     body: config.body,

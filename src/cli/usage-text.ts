@@ -44,6 +44,7 @@ function environmentOnly(): string {
     ["A2A_HUB_RATE_BURST", "rateLimit.burst"],
     ["A2A_HUB_RATE_PER_SECOND", "rateLimit.perSecond"],
     ["A2A_HUB_REMOTE_REGISTRY", "remoteRegistry"],
+    ["A2A_HUB_STORE_LEASE_MS", "store.leaseMs"],
     ...LIMIT_KEYS.map((k): [string, string] => [limitEnvName(k), `limits.${k}`]),
   ];
   const column = Math.max(...rows.map(([env]) => env.length)) + 2;

@@ -171,7 +171,10 @@ export class PushDeliveryWorker {
     }
     const next = await this.store.nextDeliveryAt();
     if (next !== undefined && this.inFlight.size < this.concurrency && !this.stopped) {
-      this.timer = setTimeout(() => this.kick(), Math.max(10, next - Date.now()));
+      // In a fleet a delivery another replica claimed falls to this one when that replica's lease
+      // runs out, which no local commit announces: look again at least once a sweep period.
+      const poll = this.store.fleet?.sweepEveryMs ?? Number.POSITIVE_INFINITY;
+      this.timer = setTimeout(() => this.kick(), Math.max(10, Math.min(next - Date.now(), poll)));
       this.timer.unref();
     }
   }

@@ -150,7 +150,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       },
     });
     try {
-      return await serveOn({ store, release: () => store.close() }, options);
+      return await serveOn({ store, system: "postgresql", release: () => store.close() }, options);
     } catch (e) {
       await store.close();
       throw e;
@@ -165,6 +165,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     return await serveOn(
       {
         store,
+        system: "sqlite",
         release: () => {
           store.close();
           lock.release();
@@ -181,6 +182,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
 /** The hub's store, opened, and what gives it (and a SQLite data directory's lock) back at the end. */
 interface OpenedStore {
   readonly store: TaskStore;
+  /** OTel's `db.system` for the store's spans. */
+  readonly system: "sqlite" | "postgresql";
   readonly release: () => void | Promise<void>;
 }
 
@@ -191,7 +194,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   const metrics = options.metrics === false ? undefined : new HubMetrics(options.metrics);
   const tracing = options.tracing ?? false;
   // Core and push see the store through the probe only when something records what it sees.
-  const observedStore = metrics || tracing ? instrumentStore(store, { metrics, tracing }) : store;
+  const observedStore = metrics || tracing ? instrumentStore(store, { metrics, tracing, system: opened.system }) : store;
   const agents = options.agents ?? defaultAgents();
   const policy = new AddressPolicy(options.push);
   const signedAgents = await signedExtendedCards(agents, options.cardSigning, options.publicBaseUrl);
@@ -313,6 +316,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     subscribers: () => inner.engine.bus.listenerCount(),
     streamBacklog: () => inner.engine.streamBacklog(),
     connections: () => server.connectionsByProtocol(),
+    pool: () => store.poolStats?.(),
     outbox: () => {
       const o = store.outboxStats?.(Date.now()) ?? { pending: 0 };
       if (!(o instanceof Promise)) return outboxGauge(o);

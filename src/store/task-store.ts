@@ -208,6 +208,9 @@ export interface TaskStore {
   /** What replicas on the same database share; absent for a store only one process uses (SQLite). */
   readonly fleet?: Fleet;
 
+  /** A networked store's connection pool now: open, idle, and callers waiting for a connection (metrics). */
+  poolStats?(): { readonly total: number; readonly idle: number; readonly waiting: number };
+
   /** Throws when the store cannot answer a query now (readiness). */
   ping?(): Maybe<void>;
 }

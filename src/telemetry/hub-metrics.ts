@@ -27,6 +27,8 @@ export interface ScrapeSources {
   connections(): Readonly<Record<string, number>>;
   /** Push outbox rows still to deliver, and the age of the oldest due one (seconds). */
   outbox(): { readonly pending: number; readonly oldestDueAgeS: number } | undefined;
+  /** The store's connection pool (a networked store only): connections open, idle, and callers waiting for one. */
+  pool?(): { readonly total: number; readonly idle: number; readonly waiting: number } | undefined;
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -159,8 +161,37 @@ export class HubMetrics {
     }
   }
 
+  /** The pool gauges, registered only for a store that has a pool (PostgreSQL): a SQLite hub shows none. */
+  private poolGauges(): void {
+    if (this.registry.getSingleMetric("a2a_store_pool_waiting")) return;
+    const registers = [this.registry];
+    const self = this;
+    new Gauge({
+      name: "a2a_store_pool_connections",
+      help: "The PostgreSQL store's pool: connections open, and of those idle (absent on SQLite).",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const p = self.sources?.pool?.();
+        if (!p) return;
+        this.set({ state: "open" }, p.total);
+        this.set({ state: "idle" }, p.idle);
+      },
+    });
+    new Gauge({
+      name: "a2a_store_pool_waiting",
+      help: "Calls waiting for a connection from the PostgreSQL store's pool now: above 0 for long, the pool (store.poolSize) or the database is the bottleneck.",
+      registers,
+      collect() {
+        const p = self.sources?.pool?.();
+        if (p) this.set(p.waiting);
+      },
+    });
+  }
+
   /** Where the scrape-time gauges read from (the hub sets it once it is up). */
   setSources(sources: ScrapeSources): void {
+    if (sources.pool?.()) this.poolGauges();
     // Two gauges read the outbox, and each read is a store query: one query
     // per scrape serves both. prom-client calls every collect() in the
     // same synchronous pass of a scrape, so the answer is kept until the

@@ -110,6 +110,16 @@ export class PostgresCluster {
     if (dir) process.once("exit", this.exitHook);
   }
 
+  /** The postmaster's pid (its first line of postmaster.pid); undefined for A2A_HUB_TEST_PG_URL or a stopped server. */
+  get serverPid(): number | undefined {
+    if (!this.dir) return undefined;
+    try {
+      return Number(readFileSync(join(this.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Starts a private cluster, or connects to A2A_HUB_TEST_PG_URL. Call only when `hasPostgres`. */
   static async start(): Promise<PostgresCluster> {
     if (reason) throw new Error(`PostgreSQL is not available: ${reason}`);

@@ -83,3 +83,16 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
   (receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
 }
+
+/** The payload kind and the event's state or artifact text, for order checks. */
+export function describeEvent(body: Record<string, unknown>): string {
+  const [kind, value] = Object.entries(body)[0] as [string, Record<string, any>];
+  if (kind === "statusUpdate") return `status:${value.status.state}`;
+  if (kind === "artifactUpdate") return `artifact:${value.artifact.parts[0].text.trim()}`;
+  return `${kind}:${value.status?.state}`;
+}
+
+/** What a receiver gets for an echo `stream <n>` task, in describeEvent's words: WORKING, n chunks, COMPLETED, the final task. */
+export function streamDeliveries(n: number): string[] {
+  return ["status:TASK_STATE_WORKING", ...Array.from({ length: n }, (_, i) => `artifact:chunk ${i + 1}`), "status:TASK_STATE_COMPLETED", "task:TASK_STATE_COMPLETED"];
+}

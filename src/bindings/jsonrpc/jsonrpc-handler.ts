@@ -121,6 +121,8 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
       const result = await method.invoke(options.service, paramsOf(request), contextFor(x, method, x.abort.signal));
       return request.notification ? undefined : resultResponse(request.id, result ?? null);
     } catch (e) {
+      // The client went away mid-call: nobody reads the answer, and its abort is not the server's failure to log.
+      if (x.abort.signal.aborted) return undefined;
       const error = toJsonRpcError(e, logger, method.name);
       return request.notification ? undefined : errorResponse(request.id, error);
     }

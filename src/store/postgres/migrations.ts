@@ -1,4 +1,3 @@
-import { FLEET_SQL } from "./fleet-sql.js";
 import { APPLY_UNIT_SQL } from "./apply-unit-sql.js";
 
 /**
@@ -170,5 +169,4 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   APPLY_UNIT_SQL,
-  FLEET_SQL,
 ];

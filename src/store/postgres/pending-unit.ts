@@ -17,6 +17,8 @@ export class PendingUnit {
   readonly ops: UnitOp[] = [];
   readonly blobs: Buffer[] = [];
   readonly touched = new Set<CachedTask>();
+  /** Opened by a write outside any unit: the store commits it itself, unless beginBatch() adopted it. */
+  ownCommit = false;
 
   get empty(): boolean {
     return this.ops.length === 0;

@@ -58,15 +58,17 @@ const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND 
     owed AS (DELETE FROM push_outbox WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4),
     logged AS (DELETE FROM push_delivery_log WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4)
   DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
-// Owners and wake-ups for the fleet come with the unit, in its transaction (fleet-sql.ts).
-const APPLY_UNIT = `SELECT a2a_commit_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
-// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED) and owned by it until it fails them.
+// Owners and wake-ups for the fleet come with the unit, in its transaction (apply-unit-sql.ts).
+const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
+// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED). The
+// claim names the sweeper but is no lease: if failing the task does not commit (the database went
+// away meanwhile), the next sweep, here or anywhere, takes it again instead of it staying in flight.
 const SWEEP = `WITH orphans AS (
     SELECT t.pk FROM tasks t
     WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})
       AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
     ORDER BY t.pk LIMIT $2::integer FOR UPDATE SKIP LOCKED)
-  UPDATE tasks t SET owner = $1 FROM orphans o WHERE t.pk = o.pk
+  UPDATE tasks t SET owner = 'sweep:' || $1 FROM orphans o WHERE t.pk = o.pk
   RETURNING ${taskColumns("t", "0", false)}`;
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;
@@ -100,7 +102,13 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
-    const db = await openPostgres(options);
+    let db;
+    try {
+      db = await openPostgres(options);
+    } catch (e) {
+      // A server that is not there at start says so, as it would later.
+      throw storeError(e, "opening the store");
+    }
     const listen = options.fleet === false ? undefined : { connectionString: options.url, keepAlive: true, application_name: options.applicationName ?? "a2a-hub" };
     const store = new PostgresTaskStore(db.pool, options, listen);
     try {
@@ -142,16 +150,20 @@ export class PostgresTaskStore implements TaskStore {
 
   beginBatch(): void {
     this.open ??= new PendingUnit();
+    // Its commit is the caller's now, whoever opened it: the caller must hear how it went.
+    this.open.ownCommit = false;
   }
 
   /** The open unit; a write outside any opens one that commits on its own right after this turn. */
   private unit(): PendingUnit {
     if (this.open) return this.open;
-    this.beginBatch();
+    const unit = new PendingUnit();
+    unit.ownCommit = true;
+    this.open = unit;
     setImmediate(() => {
-      this.commitBatch().catch((e: Error) => this.options.onBackgroundError?.(e));
+      if (this.open === unit && unit.ownCommit) this.commitBatch().catch((e: Error) => this.options.onBackgroundError?.(e));
     });
-    return this.open!;
+    return unit;
   }
 
   commitBatch(): Promise<void> {
@@ -359,6 +371,10 @@ export class PostgresTaskStore implements TaskStore {
 
   outboxStats(nowMs: number): Promise<OutboxStats> {
     return this.outbox.stats(nowMs);
+  }
+
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async ping(): Promise<void> {

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { StreamResponseSchema, TaskPushNotificationConfigSchema, type TaskPushNotificationConfig } from "../../../gen/a2a/v1/a2a_pb.js";
-import { decode } from "../encoding/index.js";
+import { StreamResponseSchema, TaskPushNotificationConfigSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { decode, deliveryOf, deliveryStateOf, type DeliveryStateRow, type DueDeliveryRow } from "../encoding/index.js";
 import type { OutboxStats, PushDelivery, PushDeliveryState, StoreScope } from "../task-store.js";
 import { taskColumns, taskOf, type LoadedRow } from "./task-loader.js";
 
@@ -10,18 +10,10 @@ export type Query = <R>(what: string, text: string, values: unknown[]) => Promis
 /** What a delivery row carries: a logged event (0), or the final Task snapshot after a terminal state (1). */
 const FINAL_TASK = 1;
 
-interface DueRow {
-  id: number;
-  seq: number;
-  kind: number;
-  attempts: number;
-  task_pk: number;
-  tenant: string;
-  agent: string;
-  task_id: string;
-  config: Buffer;
-  version: string;
-  event: Buffer | null;
+interface DueRow extends DueDeliveryRow {
+  readonly kind: number;
+  readonly task_pk: number;
+  readonly event: Buffer | null;
 }
 
 // Deliveries leave in order per (task, config): a row waits while an earlier live one of its pair exists.
@@ -35,10 +27,13 @@ const DUE = `SELECT o.id, o.seq, o.kind, o.attempts, o.task_pk, t.tenant, t.agen
              ORDER BY o.id LIMIT $2::integer`;
 
 // In a fleet, due rows are claimed for a while by the replica that will post them (SKIP LOCKED: two
-// replicas never take the same row); a claim that ran out (its replica died) is taken again.
+// replicas never take the same row); a claim that ran out, or whose replica's lease did (it died),
+// is taken again.
 const CLAIM_DUE = `WITH picked AS (
     SELECT o.id FROM push_outbox o
-    WHERE NOT o.dead AND o.next_at_ms <= $1::bigint AND (o.claim_until_ms IS NULL OR o.claim_until_ms < $1::bigint)
+    WHERE NOT o.dead AND o.next_at_ms <= $1::bigint
+      AND (o.claim_until_ms IS NULL OR o.claim_until_ms < $1::bigint
+           OR NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = o.claimed_by AND r.expires_at > now()))
       AND NOT EXISTS (SELECT 1 FROM push_outbox e WHERE e.task_pk = o.task_pk AND e.config_id = o.config_id AND NOT e.dead AND e.id < o.id)
     ORDER BY o.id LIMIT $2::integer FOR UPDATE SKIP LOCKED),
   claimed AS (UPDATE push_outbox o SET claimed_by = $3, claim_until_ms = $1::bigint + $4::bigint FROM picked WHERE o.id = picked.id
@@ -82,15 +77,9 @@ const STATE = `SELECT c.id AS config_id, c.config, COALESCE(l.delivered, 0) AS d
   WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3
   ORDER BY c.created_ms, c.id`;
 
-interface StateRow {
-  config_id: string;
-  config: Buffer;
-  delivered: number;
-  last_attempt_ms: number | null;
-  last_error: string | null;
-  pending: number;
-  dead: number;
-  next_at: number | null;
+interface StateRow extends DeliveryStateRow {
+  readonly config: Buffer;
+  readonly next_at: number | null;
 }
 
 /**
@@ -123,16 +112,7 @@ export class PostgresPushOutbox {
         await this.query("a delivery whose event is gone", GONE, [r.id]);
         continue;
       }
-      out.push({
-        id: r.id,
-        scope: { tenant: r.tenant, agentId: r.agent },
-        taskId: r.task_id,
-        config: decode(TaskPushNotificationConfigSchema, r.config),
-        seq: r.seq,
-        payload,
-        attempts: r.attempts,
-        version: r.version,
-      });
+      out.push(deliveryOf(r, payload));
     }
     return out;
   }
@@ -164,18 +144,6 @@ export class PostgresPushOutbox {
   /** One entry per push config of the task, in list order. */
   async deliveryState(scope: StoreScope, taskId: string): Promise<PushDeliveryState[]> {
     const rows = await this.query<StateRow>("push delivery state", STATE, [scope.tenant, scope.agentId, taskId]);
-    return rows.map((r) => {
-      const config: TaskPushNotificationConfig = decode(TaskPushNotificationConfigSchema, r.config);
-      return {
-        configId: r.config_id,
-        url: config.url,
-        pending: r.pending,
-        dead: r.dead,
-        delivered: r.delivered,
-        ...(r.last_attempt_ms !== null ? { lastAttemptMs: r.last_attempt_ms } : {}),
-        ...(r.last_error !== null ? { lastError: r.last_error } : {}),
-        ...(r.next_at !== null ? { nextAttemptMs: r.next_at } : {}),
-      };
-    });
+    return rows.map((r) => ({ ...deliveryStateOf(r, r.next_at), url: decode(TaskPushNotificationConfigSchema, r.config).url }));
   }
 }

@@ -18,8 +18,7 @@ export interface CachedTask {
 export interface TaskSeen {
   readonly lastSeq: number;
   readonly state: TaskState;
-  /** undefined when the read did not load artifacts (the entry then keeps what it knew). */
-  readonly sealed?: ReadonlyMap<string, boolean>;
+  readonly sealed: ReadonlyMap<string, boolean>;
 }
 
 export function cacheKey(scope: StoreScope, taskId: string): string {
@@ -93,13 +92,11 @@ export class TaskCache {
       if (held.pins > 0 || sinceEpoch !== this.epoch) return;
       held.lastSeq = found.lastSeq;
       held.state = found.state;
-      if (found.sealed) {
-        held.sealed.clear();
-        for (const [id, s] of found.sealed) held.sealed.set(id, s);
-      }
+      held.sealed.clear();
+      for (const [id, s] of found.sealed) held.sealed.set(id, s);
       return;
     }
-    this.entries.set(key, { key, taskId, lastSeq: found.lastSeq, state: found.state, sealed: new Map(found.sealed ?? []), pins: 0 });
+    this.entries.set(key, { key, taskId, lastSeq: found.lastSeq, state: found.state, sealed: new Map(found.sealed), pins: 0 });
     this.trim();
   }
 

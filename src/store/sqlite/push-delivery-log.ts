@@ -1,17 +1,10 @@
 import type Database from "better-sqlite3";
+import { deliveryStateOf, type DeliveryStateRow } from "../encoding/index.js";
 import type { PushDeliveryState } from "../task-store.js";
 
 /** What the log and the outbox know of one (task, config): its delivery state but for the URL, which the config holds. */
 export type ConfigDeliveryRow = Omit<PushDeliveryState, "url">;
 
-interface StateRow {
-  config_id: string;
-  pending: number;
-  dead: number;
-  delivered: number;
-  last_attempt_ms: number | null;
-  last_error: string | null;
-}
 
 /**
  * The `push_delivery_log` table: per (task, config), how many deliveries
@@ -23,7 +16,7 @@ export class PushDeliveryLog {
   private readonly succeededStmt: Database.Statement<[nowMs: number, outboxId: number]>;
   private readonly failedStmt: Database.Statement<[nowMs: number, error: string, outboxId: number]>;
   private readonly dropStmt: Database.Statement<[number, string]>;
-  private readonly readStmt: Database.Statement<[number, number], StateRow>;
+  private readonly readStmt: Database.Statement<[number, number], DeliveryStateRow>;
   private readonly headStmt: Database.Statement<[number], { config_id: string; next_at_ms: number }>;
 
   constructor(db: Database.Database) {
@@ -71,15 +64,7 @@ export class PushDeliveryLog {
     const next = new Map(this.headStmt.all(pk).map((h) => [h.config_id, h.next_at_ms]));
     for (const r of this.readStmt.all(pk, pk)) {
       const nextAt = next.get(r.config_id);
-      out.set(r.config_id, {
-        configId: r.config_id,
-        pending: r.pending,
-        dead: r.dead,
-        delivered: r.delivered,
-        ...(r.last_attempt_ms !== null ? { lastAttemptMs: r.last_attempt_ms } : {}),
-        ...(r.last_error !== null ? { lastError: r.last_error } : {}),
-        ...(nextAt !== undefined ? { nextAttemptMs: nextAt } : {}),
-      });
+      out.set(r.config_id, deliveryStateOf(r, nextAt));
     }
     return out;
   }

@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import { create } from "@bufbuild/protobuf";
-import { StreamResponseSchema, TaskPushNotificationConfigSchema, TaskState, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema, TaskState, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../../protocol/index.js";
 import type { OutboxStats, PushDelivery } from "../task-store.js";
-import { decode, expectRow } from "../encoding/index.js";
+import { deliveryOf, expectRow } from "../encoding/index.js";
 
 /** What a delivery row carries: a logged event, or the final Task snapshot after a terminal state. */
 const enum Kind {
@@ -109,16 +109,7 @@ export class PushOutbox {
         this.deadStmt.run("event no longer stored", r.id);
         continue;
       }
-      out.push({
-        id: r.id,
-        scope: { tenant: r.tenant, agentId: r.agent },
-        taskId: r.task_id,
-        config: decode(TaskPushNotificationConfigSchema, r.config),
-        seq: r.seq,
-        payload,
-        attempts: r.attempts,
-        version: r.version,
-      });
+      out.push(deliveryOf(r, payload));
     }
     return out;
   }

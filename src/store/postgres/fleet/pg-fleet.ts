@@ -28,7 +28,7 @@ export interface PgFleetOptions {
 /**
  * The fleet on PostgreSQL: LISTEN/NOTIFY for wake-ups and cancel requests,
  * a lease per replica in `replicas`, and the sweep of orphans (done by the
- * store, which must load what it claims). See ../fleet-sql.ts.
+ * store, which must load what it claims). The schema and the unit's NOTIFY: ../apply-unit-sql.ts.
  */
 export class PgFleet implements Fleet {
   readonly replica = randomUUID();

@@ -1,0 +1,147 @@
+/**
+ * The hub on PostgreSQL (issue 17): unary JSON-RPC SendMessage on one hub
+ * with SQLite (this run's baseline), one hub on PostgreSQL, and two hubs
+ * (replicas of one fleet) on the same database behind a round-robin client,
+ * each at 32 connections with every answer checked. Besides req/s and
+ * latency, the CPU each request costs in the hubs and in the database,
+ * which is what limits a fleet on two cores.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
+import { a2aClient, countTasks, sampleSendMessage } from "../harness/a2a-clients.js";
+import type { BenchContext } from "../harness/bench-context.js";
+import { runLoader, type TimedRun } from "../harness/loader-process.js";
+import { cpuSeconds } from "../harness/proc-stats.js";
+import { waitForQuiet } from "../harness/quiet-machine.js";
+import { JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson } from "../harness/request-bodies.js";
+import type { PostgresResult, PostgresRow } from "../harness/results.js";
+import { startHubChild, type ServerUnderTest } from "../harness/servers-under-test.js";
+import { spread } from "../harness/stats.js";
+
+const CONNECTIONS = 32;
+
+/** CPU seconds used so far by the cluster's server: the postmaster and every process it started (backends, WAL writer, ...). */
+function databaseCpuSeconds(postmaster: number): number {
+  let total = cpuSeconds(postmaster);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The parent pid is the second field after the parenthesised command name.
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== postmaster) continue;
+    } catch {
+      continue;
+    }
+    const s = cpuSeconds(Number(entry));
+    if (Number.isFinite(s)) total += s;
+  }
+  return total;
+}
+
+interface Setup {
+  readonly id: string;
+  readonly label: string;
+  /** Starts the hubs of the row (their children are stopped by the caller). */
+  readonly start: (ctx: BenchContext, url: string) => Promise<ServerUnderTest[]>;
+}
+
+async function hubsOnPostgres(ctx: BenchContext, dbUrl: string, n: number): Promise<ServerUnderTest[]> {
+  const hubs: ServerUnderTest[] = [];
+  try {
+    for (let i = 0; i < n; i++) hubs.push(await startHubChild(ctx.pinning, ctx.freshDir(`pg-hub-${i}`), { env: { A2A_HUB_STORE: dbUrl } }));
+  } catch (e) {
+    for (const h of hubs) await h.child.stop();
+    throw e;
+  }
+  return hubs;
+}
+
+const SETUPS: readonly Setup[] = [
+  { id: "sqlite", label: "a2a-hub, SQLite (one process)", start: async (ctx) => [await startHubChild(ctx.pinning, ctx.freshDir("sqlite-hub"))] },
+  { id: "postgres-1", label: "a2a-hub, PostgreSQL, 1 replica", start: (ctx, url) => hubsOnPostgres(ctx, url, 1) },
+  { id: "postgres-2", label: "a2a-hub, PostgreSQL, 2 replicas (round-robin client)", start: (ctx, url) => hubsOnPostgres(ctx, url, 2) },
+];
+
+export async function measurePostgres(ctx: BenchContext): Promise<PostgresResult> {
+  const result: PostgresResult = { status: "ok", rows: [] };
+  let cluster: PostgresCluster | undefined;
+  try {
+    cluster = await PostgresCluster.start();
+    const postmaster = cluster.serverPid;
+    if (postmaster === undefined) throw new Error("the bench needs its own cluster (not A2A_HUB_TEST_PG_URL) to measure the database's CPU");
+    for (const setup of SETUPS) result.rows.push(await measureSetup(ctx, setup, await cluster.createDatabase(), () => databaseCpuSeconds(postmaster)));
+  } catch (e) {
+    result.status = "failed";
+    result.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+    ctx.log(`postgres failed: ${result.note}`);
+  } finally {
+    await cluster?.stop();
+  }
+  return result;
+}
+
+async function measureSetup(ctx: BenchContext, setup: Setup, dbUrl: string, databaseCpuSeconds: () => number): Promise<PostgresRow> {
+  const row: PostgresRow = { id: setup.id, label: setup.label, status: "ok", replicas: 0 };
+  const hubs = await setup.start(ctx, dbUrl);
+  row.replicas = hubs.length;
+  try {
+    const clients = hubs.map((h) => a2aClient(h.url));
+    for (const c of clients) await sampleSendMessage(c, 3);
+    const before = await countTasks(clients[0]!);
+    await waitForQuiet(ctx, `postgres ${setup.id}`);
+    const hubCpu: number[] = [];
+    const dbCpu: number[] = [];
+    let mark: { hub: number; db: number; at: bigint } | undefined;
+    const hubSeconds = () => hubs.reduce((a, h) => a + cpuSeconds(h.child.pid), 0);
+    const body = jsonRpcBody("SendMessage", sendMessageJson(undefined, PER_REQUEST_ID));
+    const config = {
+      // autocannon spreads its connections over the URLs in turn: a round-robin balancer in front of the replicas.
+      url: hubs.length === 1 ? hubs[0]!.url : hubs.map((h) => h.url),
+      headers: JSON_HEADERS,
+      body,
+      check: "jsonrpc-task",
+      connections: CONNECTIONS,
+      warmupSec: ctx.options.warmupSec,
+      durationSec: ctx.options.durationSec,
+      runs: ctx.options.runs,
+    };
+    const r = await runLoader<{ error?: string; warmupErrors: number; warmupRequests: number; runs: TimedRun[] }>(
+      "bench/loaders/autocannon-loader.ts",
+      config,
+      ctx.pinning,
+      (ctx.options.warmupSec + ctx.options.runs * ctx.options.durationSec) * 1000 + 60_000,
+      (child) =>
+        child.onLine((line) => {
+          if (line.startsWith("MARK start")) mark = { hub: hubSeconds(), db: databaseCpuSeconds(), at: process.hrtime.bigint() };
+          if (line.startsWith("MARK end") && mark) {
+            const wall = Number(process.hrtime.bigint() - mark.at) / 1e9;
+            hubCpu.push((hubSeconds() - mark.hub) / wall);
+            dbCpu.push((databaseCpuSeconds() - mark.db) / wall);
+          }
+        }),
+    );
+    if (r.error) throw new Error(`autocannon loader: ${r.error}`);
+    const rps = r.runs.map((x) => x.rps);
+    row.rps = spread(rps);
+    row.p50Ms = spread(r.runs.map((x) => x.p50Ms));
+    row.p99Ms = spread(r.runs.map((x) => x.p99Ms));
+    row.errors = r.warmupErrors + r.runs.reduce((a, x) => a + x.errors, 0);
+    row.hubCpuUsPerCall = spread(r.runs.map((x, i) => ((hubCpu[i] ?? NaN) / x.rps) * 1e6));
+    row.dbCpuUsPerCall = spread(r.runs.map((x, i) => ((dbCpu[i] ?? NaN) / x.rps) * 1e6));
+    row.hubCores = spread(hubCpu);
+    row.dbCores = spread(dbCpu);
+    // Every good answer is a task the database holds, whichever replica answered it.
+    const after = await countTasks(clients[0]!);
+    const served = r.warmupRequests + r.runs.reduce((a, x) => a + x.requests, 0);
+    row.stored = after.total - before.total;
+    row.served = served;
+    if (row.stored < served) row.note = `only ${row.stored} tasks stored for ${served} good answers`;
+  } catch (e) {
+    row.status = "failed";
+    row.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 3).join(" | ");
+    ctx.log(`postgres ${setup.id} failed: ${row.note}`);
+  } finally {
+    for (const h of hubs) await h.child.stop();
+  }
+  return row;
+}
