@@ -59,6 +59,9 @@ const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND 
     logged AS (DELETE FROM push_delivery_log WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4)
   DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
 // Owners and wake-ups for the fleet come with the unit, in its transaction (apply-unit-sql.ts).
+/** deadlock_detected: the statement was rolled back whole; DEADLOCK_ATTEMPTS bounds how often a unit is sent. */
+const DEADLOCK_SQLSTATE = "40P01";
+const DEADLOCK_ATTEMPTS = 5;
 const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
 // Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED). The
 // claim names the sweeper but is no lease: if failing the task does not commit (the database went
@@ -176,7 +179,7 @@ export class PostgresTaskStore implements TaskStore {
       await previous;
       let pushed: boolean;
       try {
-        const rows = await this.query<{ pushed: boolean }>("a unit of work", APPLY_UNIT, [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica]);
+        const rows = await this.applyUnit(unit);
         pushed = rows[0]?.pushed === true;
       } catch (e) {
         this.cache.release(unit.touched, true);
@@ -190,6 +193,22 @@ export class PostgresTaskStore implements TaskStore {
       () => undefined,
     );
     return done;
+  }
+
+  /**
+   * The unit as one statement. Units of two replicas that move tasks of one
+   * agent lock its task_counts rows each in its own op order, and may
+   * deadlock; PostgreSQL then rolls one statement back whole (none of it
+   * happened, and the cache's predictions still hold), so it is sent again.
+   */
+  private async applyUnit(unit: PendingUnit): Promise<{ pushed: boolean }[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.query<{ pushed: boolean }>("a unit of work", APPLY_UNIT, [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica]);
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== DEADLOCK_SQLSTATE || attempt >= DEADLOCK_ATTEMPTS) throw e;
+      }
+    }
   }
 
   rollbackBatch(): void {
