@@ -59,7 +59,7 @@ export class TaskEngine {
     this.writer = new TaskWriter({ store, work: this.work, bus: this.bus, runs });
     const events = new AgentEvents({ runs, writer: this.writer, store, logger });
     this.lifecycle = new RunLifecycle({ runs, events, writer: this.writer, logger, stopping: () => this.stopping });
-    this.cancels = new CancelProtocol({ runs, store, writer: this.writer, events, logger, bus: this.bus, fleet: store.fleet });
+    this.cancels = new CancelProtocol({ runs, store, writer: this.writer, work: this.work, events, logger, bus: this.bus, fleet: store.fleet });
   }
 
   /** Number of agent runs in progress. */
