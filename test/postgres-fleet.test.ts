@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
 import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable, type Told } from "./helpers/acknowledged.js";
 import { BINDINGS, bindingClientFor, CallError, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
@@ -376,10 +376,16 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     fleetStartMs = Date.now() - t0;
     db = await openFleetDb(fleet.dbUrl);
   }, 90_000);
+  /** Error lines the replicas wrote before the running test: each test answers for its own. */
+  let errorsBefore = 0;
+  beforeEach(() => {
+    errorsBefore = fleet?.errorLines().length ?? 0;
+  });
   afterEach(() => {
     // A replica that died by itself fails the test that was running, with its last words.
     expect(fleet?.crashes() ?? []).toEqual([]);
   });
+  const newErrors = (): string[] => fleet.errorLines().slice(errorsBefore);
   afterAll(async () => {
     await db?.close();
     await fleet?.close();
@@ -558,7 +564,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
       await until(async () => (await db.outbox()).live === 0, 30_000, "phase 1's push deliveries were not all made");
       const calm = await pushProblems(db, L, calmTasks, true);
       expect(calm.problems.slice(0, 20), context).toEqual([]);
-      expect([...L.errors.slice(0, 20), ...fleet.errorLines().slice(0, 5)], context).toEqual([]);
+      expect([...L.errors.slice(0, 20), ...newErrors().slice(0, 5)], context).toEqual([]);
       const calmOps = [...L.ops.values()].reduce((a, b) => a + b, 0);
 
       // Phase 2: the load goes on while a replica is killed and started again, KILLS times.
@@ -596,7 +602,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
         restartMs.push(Date.now() - killedAt);
       }
       await stopLoad(fleet, db, L, loops);
-      expect([...L.errors.slice(0, 20), ...fleet.errorLines().slice(0, 5)], context).toEqual([]);
+      expect([...L.errors.slice(0, 20), ...newErrors().slice(0, 5)], context).toEqual([]);
       // Failed after the lease ran out (renewed every third of it, so at least that much of it was left at the kill), and soon after.
       expect(Math.min(...failMs), `${context}: a dead replica's tasks failed before its lease could have run out`).toBeGreaterThanOrEqual(LEASE_MS / 3);
       expect(Math.max(...failMs), `${context}: a dead replica's tasks failed too long after the kill`).toBeLessThanOrEqual(LEASE_MS + 3_000);
@@ -623,7 +629,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
       const all = await pushProblems(db, L, L.pushed, false);
       expect(all.problems.slice(0, 20), context).toEqual([]);
       expect((await db.outbox()).dead, "dead deliveries").toBe(0);
-      expect(fleet.errorLines().slice(0, 10)).toEqual([]);
+      expect(newErrors().slice(0, 10)).toEqual([]);
 
       const byState = new Map<string, number>();
       for (const r of rows.values()) byState.set(TaskState[r.state], (byState.get(TaskState[r.state]) ?? 0) + 1);
@@ -682,7 +688,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     if (stateOf(await on(fleet, 2, "grpc").get(asked[1]!.id)) !== TaskState.COMPLETED) problems.push(`${sender.who}: the task did not complete`);
     problems.push(...(await db.logProblems()));
     expect(problems).toEqual([]);
-    expect(fleet.errorLines()).toEqual([]);
+    expect(newErrors()).toEqual([]);
     console.info(`postgres-fleet interrupted: 3 input-required tasks survived a SIGKILL and ${secs(LEASE_MS * 2 + 500)} s of sweeps, continued on replicas 1, 2 (streaming, watched from 1) and the restarted 0; ${secs(Date.now() - started)} s`);
   }, 90_000);
 });
