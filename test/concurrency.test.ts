@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { BINDINGS, CallError, connectBindingClient, jsonRpcBindingClient, restBindingClient, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { BINDINGS, bindingClientFor, CallError, jsonRpcBindingClient, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
 import { foldProblems, isSettling, logProblems, senderStreamProblems, storedLog, subscriberStreamProblems } from "./helpers/event-log.js";
 import { textRequest } from "./helpers/messages.js";
 import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type ServerProcess } from "./helpers/server-process.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "./helpers/server-process.js";
 
 /*
  * 200 clients for 30 s (CONCURRENCY_SECONDS) against one hub in its own
@@ -187,12 +187,6 @@ async function clientLoop(t: Tally, client: BindingClient, rnd: SeededRandom, co
   }
 }
 
-function clientFor(server: ServerProcess, binding: Binding): BindingClient {
-  if (binding === "jsonrpc") return jsonRpcBindingClient(server.url);
-  if (binding === "rest") return restBindingClient(server.url);
-  return connectBindingClient(server.client(binding), binding);
-}
-
 /** Runs `work` over `items` with at most `n` at a time. */
 async function pooled<T>(items: readonly T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -215,7 +209,7 @@ describe("concurrency", () => {
       const until = started + SECONDS * 1000;
       await Promise.all(
         Array.from({ length: CLIENTS }, (_, i) =>
-          clientLoop(t, clientFor(server, BINDINGS[i % BINDINGS.length]!), seededRandom(rnd.int(0, 2 ** 31)), CONTEXTS[i % CONTEXTS.length]!, until),
+          clientLoop(t, bindingClientFor(server, BINDINGS[i % BINDINGS.length]!), seededRandom(rnd.int(0, 2 ** 31)), CONTEXTS[i % CONTEXTS.length]!, until),
         ),
       );
       const loadSeconds = (Date.now() - started) / 1000;

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { equals, toJson } from "@bufbuild/protobuf";
-import { MessageSchema, Role, StreamResponseSchema, TaskSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { CallError, connectBindingClient, jsonRpcBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { equals } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
+import { bindingClientFor, connectBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable } from "./helpers/acknowledged.js";
 import { foldLog, foldProblems } from "./helpers/event-log.js";
 import { readHubDb } from "./helpers/hub-database.js";
 import { textOf } from "./helpers/message-text.js";
 import { textRequest } from "./helpers/messages.js";
 import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type ServerProcess } from "./helpers/server-process.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "./helpers/server-process.js";
 
 /*
  * Crash safety under load: the server runs as a child process (launcher
@@ -22,17 +23,7 @@ const SEED = seedFromEnv("CRASH_SEED", 90210);
 /** Load loops per cycle, spread over the bindings below. */
 const LOOPS = Number(process.env.CRASH_LOOPS ?? 9);
 const LOOP_BINDINGS = ["grpc", "connect", "jsonrpc"] as const;
-const TERMINAL = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
 const RESTARTED = /server restarted/i;
-
-/** What a client was told about a task: the Task it saw last, and how it may move on from there. */
-interface Ack {
-  readonly cycle: number;
-  readonly op: string;
-  readonly task: Task;
-  /** A short `slow` run: it may have completed on its own before the crash. */
-  readonly mayComplete?: boolean;
-}
 
 /** Everything the load learned, across all cycles. */
 interface Ledger {
@@ -57,7 +48,7 @@ interface LoadRun {
   readonly rnd: SeededRandom;
   readonly ledger: Ledger;
   /** Slow tasks started this cycle that a loop may cancel. */
-  readonly cancelable: { id: string; mayComplete: boolean }[];
+  readonly cancelable: Cancelable[];
   killing: boolean;
 }
 
@@ -102,18 +93,10 @@ async function step(run: LoadRun, client: BindingClient, n: number): Promise<voi
     ack(run, op, task, { mayComplete: !long });
     run.cancelable.push({ id: task.id, mayComplete: !long });
   } else if (roll < 0.64) {
-    const target = run.cancelable.shift();
-    if (!target) return;
+    if (run.cancelable.length === 0) return;
     const op = count("cancel");
-    ledger.cancelSent.add(target.id);
-    try {
-      ack(run, op, await client.cancel(target.id), { mayComplete: target.mayComplete });
-    } catch (e) {
-      // §3.1.5: a short slow task may have completed first; then it must be terminal.
-      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE" && target.mayComplete)) throw e;
-      const now = await client.get(target.id);
-      if (!TERMINAL.has(now.status!.state)) throw new Error(`cancel of ${target.id} was refused as not cancelable, but it is ${TaskState[now.status!.state]}`);
-    }
+    // §3.1.5: a short slow task may have completed first.
+    await cancelNext(client, run.cancelable, ledger.cancelSent, (t) => t.mayComplete, (task, t) => ack(run, op, task, { mayComplete: t.mayComplete }));
   } else if (roll < 0.8) {
     const op = count("stream stream 5");
     const seen: SeenEvent[] = [];
@@ -162,41 +145,6 @@ async function loop(run: LoadRun, client: BindingClient, index: number): Promise
   }
 }
 
-/** Why a task read back after a restart does not agree with what the client was told, if it does not. */
-function ackProblem(a: Ack, now: Task, ledger: Ledger): string | undefined {
-  const said = a.task;
-  const state = said.status?.state ?? TaskState.UNSPECIFIED;
-  const nowState = now.status?.state ?? TaskState.UNSPECIFIED;
-  const where = `task ${said.id} (${a.op}, cycle ${a.cycle}, acknowledged ${TaskState[state]}, now ${TaskState[nowState]})`;
-  if (TERMINAL.has(state)) {
-    // A terminal task never changes again: it must read back exactly as acknowledged.
-    if (!equals(TaskSchema, said, now)) return `${where} differs: acknowledged ${json(said)}, stored ${json(now)}`;
-    return undefined;
-  }
-  // It moved on only as its acknowledgement allows; the history it was acknowledged with is kept.
-  const mine = ledger.followUps.get(said.id) ?? new Set<string>();
-  const allowed = new Set<TaskState>([TaskState.FAILED]);
-  if (state === TaskState.INPUT_REQUIRED) {
-    allowed.add(TaskState.INPUT_REQUIRED);
-    if (mine.size === 0) allowed.delete(TaskState.FAILED);
-    else allowed.add(TaskState.COMPLETED);
-  }
-  if (a.mayComplete) allowed.add(TaskState.COMPLETED);
-  if (ledger.cancelSent.has(said.id)) allowed.add(TaskState.CANCELED);
-  if (!allowed.has(nowState)) return `${where}: not an allowed outcome (${[...allowed].map((s) => TaskState[s]).join(", ")})`;
-  if (nowState === TaskState.FAILED && !RESTARTED.test(textOf(now.status?.message))) return `${where}: FAILED without "server restarted": ${json(now)}`;
-  if (now.history.length < said.history.length) return `${where}: history shrank from ${said.history.length} to ${now.history.length}`;
-  for (let i = 0; i < said.history.length; i++) {
-    if (!equals(MessageSchema, said.history[i]!, now.history[i]!)) return `${where}: history entry ${i} changed`;
-  }
-  for (const m of now.history.slice(said.history.length)) {
-    // Growth only by the client's own follow-ups or the agent's status messages.
-    if (m.role === Role.USER && !mine.has(m.messageId)) return `${where}: history gained a user message the client did not send (${m.messageId})`;
-  }
-  return undefined;
-}
-
-const json = (t: Task): string => JSON.stringify(toJson(TaskSchema, t)).slice(0, 600);
 
 /** Reads back every acknowledged task in `ids` and returns the disagreements. */
 async function checkAcks(client: BindingClient, ledger: Ledger, ids: Iterable<string>, read?: Map<string, Task>): Promise<{ checked: number; problems: string[] }> {
@@ -206,7 +154,7 @@ async function checkAcks(client: BindingClient, ledger: Ledger, ids: Iterable<st
     const a = ledger.acks.get(id)!;
     const now = await client.get(id);
     read?.set(id, now);
-    const p = ackProblem(a, now, ledger);
+    const p = ackProblem(a, now, ledger, { allowed: true, why: RESTARTED, what: "server restarted" });
     checked++;
     if (p) problems.push(p);
   }
@@ -275,7 +223,7 @@ describe("crash safety under load", () => {
       expect(restartProblems, context).toEqual([]);
 
       const run: LoadRun = { cycle, rnd, ledger, cancelable: [], killing: false };
-      const clients = Array.from({ length: LOOPS }, (_, i) => clientFor(server, LOOP_BINDINGS[i % LOOP_BINDINGS.length]!));
+      const clients = Array.from({ length: LOOPS }, (_, i) => bindingClientFor(server, LOOP_BINDINGS[i % LOOP_BINDINGS.length]!));
       const loops = clients.map((c, i) => loop(run, c, i));
       await sleep(rnd.int(100, 600));
       run.killing = true;
@@ -331,7 +279,3 @@ describe("crash safety under load", () => {
     );
   }, 240_000);
 });
-
-function clientFor(server: ServerProcess, binding: (typeof LOOP_BINDINGS)[number]): BindingClient {
-  return binding === "jsonrpc" ? jsonRpcBindingClient(server.url) : connectBindingClient(server.client(binding), binding);
-}

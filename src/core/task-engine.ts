@@ -63,7 +63,7 @@ export class TaskEngine {
     this.lostWrites = new LostWrites({ runs, store, writer: this.writer, work: this.work, bus: this.bus, logger, stopping: () => this.stopping });
     const events = new AgentEvents({ runs, writer: this.writer, store, logger });
     this.lifecycle = new RunLifecycle({ runs, events, writer: this.writer, logger, lost: this.lostWrites, stopping: () => this.stopping });
-    this.cancels = new CancelProtocol({ runs, store, writer: this.writer, events, logger, bus: this.bus, fleet: store.fleet });
+    this.cancels = new CancelProtocol({ runs, store, writer: this.writer, work: this.work, events, logger, bus: this.bus, fleet: store.fleet });
   }
 
   /** Number of agent runs in progress. */

@@ -50,10 +50,24 @@ export interface BindingClient {
   readonly binding: Binding;
   send(req: SendMessageRequest): Promise<SendMessageResponse>;
   stream(req: SendMessageRequest): AsyncGenerator<SeenEvent>;
-  subscribe(id: string): AsyncGenerator<SeenEvent>;
+  /** With `lastEventId` (SSE bindings only), a resumption: the logged events after that seq (§3.1.6). */
+  subscribe(id: string, lastEventId?: number): AsyncGenerator<SeenEvent>;
   cancel(id: string): Promise<Task>;
   get(id: string): Promise<Task>;
   list(req: MessageInitShape<typeof ListTasksRequestSchema>): Promise<ListTasksResponse>;
+}
+
+/** A hub as tests reach it: its root URL and its connect-node clients (a ServerProcess, say). */
+export interface ReachableHub {
+  readonly url: string;
+  client(transport: "connect" | "grpc"): Client<typeof A2AService>;
+}
+
+/** A BindingClient of `binding` for `hub`. */
+export function bindingClientFor(hub: ReachableHub, binding: Binding): BindingClient {
+  if (binding === "jsonrpc") return jsonRpcBindingClient(hub.url);
+  if (binding === "rest") return restBindingClient(hub.url);
+  return connectBindingClient(hub.client(binding), binding);
 }
 
 /** A BindingClient over a connect-node client (gRPC or Connect). */
@@ -76,7 +90,10 @@ export function connectBindingClient(client: Client<typeof A2AService>, binding:
     binding,
     send: (req) => wrap(() => client.sendMessage(req)),
     stream: (req) => events(() => client.sendStreamingMessage(req)),
-    subscribe: (id) => events(() => client.subscribeToTask({ id })),
+    subscribe: (id, lastEventId) => {
+      if (lastEventId !== undefined) throw new Error(`${binding} carries no Last-Event-ID: resubscribe without it`);
+      return events(() => client.subscribeToTask({ id }));
+    },
     cancel: (id) => wrap(() => client.cancelTask({ id })),
     get: (id) => wrap(() => client.getTask({ id })),
     list: (req) => wrap(() => client.listTasks(req)),
@@ -97,9 +114,9 @@ export function jsonRpcBindingClient(url: string): BindingClient {
     if (r.json?.result === undefined) throw new CallError("jsonrpc", `http ${r.status}`, undefined, `no result: ${r.text.slice(0, 300)}`);
     return r.json.result;
   };
-  const stream = (method: string, params: JsonValue): AsyncGenerator<SeenEvent> =>
+  const stream = (method: string, params: JsonValue, lastEventId?: number): AsyncGenerator<SeenEvent> =>
     sseEvents("jsonrpc", () =>
-      openSse(url, { method: "POST", body: JSON.stringify(rpc(method, params, nextId++)), headers: { "content-type": "application/json" } }),
+      openSse(url, { method: "POST", body: JSON.stringify(rpc(method, params, nextId++)), headers: { "content-type": "application/json", ...resumeHeader(lastEventId) } }),
       (data) => {
         if (data.error) throw rpcError(data.error);
         return data.result;
@@ -110,11 +127,16 @@ export function jsonRpcBindingClient(url: string): BindingClient {
     binding: "jsonrpc",
     send: async (req) => fromJson(SendMessageResponseSchema, await unary("SendMessage", toJson(SendMessageRequestSchema, req))),
     stream: (req) => stream("SendStreamingMessage", toJson(SendMessageRequestSchema, req)),
-    subscribe: (id) => stream("SubscribeToTask", { id }),
+    subscribe: (id, lastEventId) => stream("SubscribeToTask", { id }, lastEventId),
     cancel: async (id) => fromJson(TaskSchema, await unary("CancelTask", { id })),
     get: async (id) => fromJson(TaskSchema, await unary("GetTask", { id })),
     list: async (req) => fromJson(ListTasksResponseSchema, await unary("ListTasks", listJson(req))),
   };
+}
+
+/** WHATWG HTML §9.2.4: the last event id a client saw, sent back to resume after it. */
+function resumeHeader(lastEventId: number | undefined): Record<string, string> {
+  return lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) };
 }
 
 function rpcError(error: any): CallError {
@@ -132,9 +154,9 @@ export function restBindingClient(base: string): BindingClient {
     if (r.status !== 200) throw restError(r.json, r);
     return r.json;
   };
-  const stream = (path: string, body: JsonValue): AsyncGenerator<SeenEvent> =>
+  const stream = (path: string, body: JsonValue, lastEventId?: number): AsyncGenerator<SeenEvent> =>
     sseEvents("rest", () =>
-      openSse(`${root}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/a2a+json" } }),
+      openSse(`${root}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/a2a+json", ...resumeHeader(lastEventId) } }),
       (data) => {
         if (data.error) throw restError(data);
         return data;
@@ -145,7 +167,7 @@ export function restBindingClient(base: string): BindingClient {
     binding: "rest",
     send: async (req) => fromJson(SendMessageResponseSchema, await call("POST", "/message:send", toJson(SendMessageRequestSchema, req))),
     stream: (req) => stream("/message:stream", toJson(SendMessageRequestSchema, req)),
-    subscribe: (id) => stream(`/tasks/${encodeURIComponent(id)}:subscribe`, {}),
+    subscribe: (id, lastEventId) => stream(`/tasks/${encodeURIComponent(id)}:subscribe`, {}, lastEventId),
     cancel: async (id) => fromJson(TaskSchema, await call("POST", `/tasks/${encodeURIComponent(id)}:cancel`, {})),
     get: async (id) => fromJson(TaskSchema, await call("GET", `/tasks/${encodeURIComponent(id)}`)),
     list: async (req) => {

@@ -12,6 +12,12 @@ export interface LoggedEvent {
 
 const SETTLED = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED, TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED]);
 
+const TERMINAL = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
+
+function isTerminalTask(task: Task): boolean {
+  return TERMINAL.has(task.status?.state ?? TaskState.UNSPECIFIED);
+}
+
 /** Whether an event leaves its task terminal or interrupted: where a stream ends (§3.1.2, §3.1.6). */
 export function isSettling(event: StreamResponse): boolean {
   return event.payload.case === "statusUpdate" && SETTLED.has(event.payload.value.status?.state ?? TaskState.UNSPECIFIED);
@@ -83,7 +89,11 @@ export function subscriberStreamProblems(seen: readonly SeenEvent[], log: readon
     k = log.findIndex((e) => e.seq === head.seq) + 1;
     if (k === 0) return [`the snapshot's SSE id ${head.seq} is not in the log (1..${log.length})`];
   } else {
-    if (tail.length === 0) return ["the subscription ended after its snapshot with no event"];
+    if (tail.length === 0) {
+      // A terminal snapshot is a whole answer: the task ended as the subscription began.
+      if (!isTerminalTask(head.event.payload.value)) return ["the subscription ended after its snapshot with no event"];
+      return foldProblems(log, head.event.payload.value, "terminal snapshot");
+    }
     k = log.findIndex((e) => equals(StreamResponseSchema, e.event, tail[0]!.event));
     if (k < 0) return [`the first event after the snapshot (${describe(tail[0]!.event)}) is not in the log`];
   }

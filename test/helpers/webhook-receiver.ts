@@ -9,11 +9,23 @@ export interface Received {
   readonly seq: number;
 }
 
+/** One accepted POST, kept even when it repeats an earlier one: for at-least-once and order checks across tasks. */
+export interface Accepted {
+  /** The request path and query: a config's own URL tells its deliveries apart. */
+  readonly path: string;
+  readonly taskId: string;
+  /** The payload's kind: statusUpdate, artifactUpdate or task (the final snapshot). */
+  readonly kind: string;
+  readonly seq: number;
+}
+
 /** A webhook endpoint on loopback that records deliveries and can be told to fail. */
 export interface WebhookReceiver {
   readonly url: string;
   /** Accepted deliveries, deduplicated by (kind, seq) as a receiver should. */
   readonly received: Received[];
+  /** Every accepted POST in arrival order, repeats included. */
+  readonly accepted: Accepted[];
   /** Every attempt, including refused ones. */
   attempts: number;
   /** Decides the status of each attempt; 200 when it returns undefined. */
@@ -29,6 +41,7 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     url: "",
     received: [],
+    accepted: [],
     attempts: 0,
     respond: () => undefined,
     waitFor: (n, ms = 15_000) =>
@@ -53,7 +66,10 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
       const status = receiver.respond(receiver.attempts, seq) ?? 200;
       if (status >= 200 && status < 300) {
         const body = JSON.parse(text) as Record<string, unknown>;
-        const key = `${Object.keys(body)[0]}:${seq}`;
+        const kind = Object.keys(body)[0] ?? "";
+        const inner = body[kind] as { taskId?: string; id?: string } | undefined;
+        receiver.accepted.push({ path: req.url ?? "", taskId: inner?.taskId ?? inner?.id ?? "", kind, seq });
+        const key = `${kind}:${seq}`;
         if (!seen.has(key)) {
           seen.add(key);
           receiver.received.push({ body, headers: req.headers, seq });

@@ -15,6 +15,7 @@ import type { AgentEvents } from "./agent-events.js";
 import type { RunRegistry } from "./run-registry.js";
 import { newRun, taskKey, type Run } from "./run.js";
 import type { BusEvent, TaskWriter } from "./task-writer.js";
+import type { UnitOfWork } from "../unit-of-work.js";
 import { waitSettled } from "./wait-settled.js";
 
 /** How long CancelTask waits for an agent's cancel hook before it cancels anyway. */
@@ -26,6 +27,8 @@ export interface CancelProtocolDeps {
   readonly runs: RunRegistry;
   readonly store: TaskStore;
   readonly writer: TaskWriter;
+  /** The writes in progress: the run's last ones must be committed before the cancel reads the head. */
+  readonly work: UnitOfWork;
   readonly events: AgentEvents;
   readonly logger: Logger;
   /** Where the settled event of a task canceled on another replica arrives (relayed from the log). */
@@ -61,6 +64,9 @@ export class CancelProtocol {
         }
       }
     }
+    // §3.1.5: a task that reached a terminal state first keeps it. A networked store shows only committed
+    // writes, and the run may have ended in a unit not yet committed: the head is read once it is.
+    await this.deps.work.durable().catch(() => undefined);
     const head = await this.deps.store.getHead(scope, taskId);
     if (head && !isTerminal(head.state)) this.deps.writer.writeStatus({ scope, taskId, contextId }, { state: TaskState.CANCELED });
   }

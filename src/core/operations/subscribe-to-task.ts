@@ -67,6 +67,8 @@ async function* subscribe(
     queue.close();
     throw taskNotFound(req.id);
   }
-  const first = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: false };
+  // The task may have ended since the head was read (a networked store reads them in two round trips, and
+  // another replica may have written the end meanwhile): then the snapshot is its last word, and no event follows.
+  const first = { seq: snap.seq, event: create(StreamResponseSchema, { payload: { case: "task", value: snap.task } }), settled: isTerminal(snap.task.status?.state ?? head.state) };
   yield* follow(queue, { head: [first], log, work: deps.engine.work }, ctx.signal);
 }

@@ -1,0 +1,695 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
+import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable, type Told } from "./helpers/acknowledged.js";
+import { BINDINGS, bindingClientFor, CallError, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
+import { isSettling, senderStreamProblems, subscriberStreamProblems, type LoggedEvent } from "./helpers/event-log.js";
+import { IN_FLIGHT, openFleetDb, type FleetDb } from "./helpers/fleet-database.js";
+import { startHubFleet, type HubFleet } from "./helpers/hub-fleet.js";
+import { textOf } from "./helpers/message-text.js";
+import { taskOf, textRequest } from "./helpers/messages.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
+import { sleep, within, type ServerProcess } from "./helpers/server-process.js";
+import { startReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+
+/*
+ * Three hubs as processes on one PostgreSQL database, driven by real
+ * clients over every binding: what one replica commits, readers on every
+ * replica see; a cancel on one replica stops the run on another; a replica
+ * killed or stopped loses nothing that was acknowledged, and its tasks in
+ * flight are failed by the others once its lease is gone.
+ */
+
+noticePostgresSkip("postgres-fleet.test.ts");
+
+/** Short, so that a dead replica's tasks fail within a test's patience; renewed every third of it. */
+const LEASE_MS = 1_500;
+/** The stream bindings, each a different path through the relay: SSE under JSON-RPC and REST, HTTP/2 frames under gRPC. */
+const STREAMING: readonly Binding[] = ["jsonrpc", "rest", "grpc"];
+const STOPPED = /the server that ran this task stopped/i;
+
+
+/** A client of replica i over `binding`. */
+function on(f: HubFleet, i: number, binding: Binding): BindingClient {
+  return bindingClientFor(f.at(i), binding);
+}
+
+/** A stream read in the background: what it saw so far, and how it ended. */
+interface Reader {
+  readonly who: string;
+  readonly seen: SeenEvent[];
+  /** Resolves when the stream ends (with the error that cut it, if any). */
+  readonly ended: Promise<unknown>;
+}
+
+function read(who: string, events: AsyncGenerator<SeenEvent>): Reader {
+  const seen: SeenEvent[] = [];
+  const ended = (async () => {
+    try {
+      for await (const e of events) seen.push(e);
+      return undefined;
+    } catch (e) {
+      return e;
+    }
+  })();
+  return { who, seen, ended };
+}
+
+/** Waits until `cond` holds, polling; fails with `what` after `ms`. */
+async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string | (() => string | Promise<string>)): Promise<void> {
+  const started = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - started > ms) throw new Error(typeof what === "string" ? what : await what());
+    await sleep(25);
+  }
+}
+
+const stateOf = (t: Task): TaskState => t.status?.state ?? TaskState.UNSPECIFIED;
+
+/** The metric a replica exports for the agent runs it holds now. */
+async function runsInFlight(f: HubFleet, i: number): Promise<number> {
+  const text = await (await fetch(`${f.at(i).url}metrics`)).text();
+  const m = /^a2a_runs_in_flight(?:\{[^}]*\})? (\d+)/m.exec(text);
+  if (!m) throw new Error(`replica ${i} exports no a2a_runs_in_flight`);
+  return Number(m[1]);
+}
+
+/** How many times the load test kills a replica, and the seed its choices come from (to replay a run). */
+const KILLS = Number(process.env.FLEET_KILLS ?? 10);
+const SEED = seedFromEnv("FLEET_SEED", 1717);
+/** Concurrent load loops, each picking a replica and a binding per operation. */
+const LOOPS = 6;
+
+/** A stream of the load, with what a resumption on another replica added after its replica died. */
+interface LoadStream {
+  readonly role: "sender" | "subscriber";
+  readonly binding: Binding;
+  readonly taskId: string;
+  readonly seen: SeenEvent[];
+  /** The resumption's events: after Last-Event-ID (SSE), or a new subscription (gRPC, Connect). */
+  resumed?: SeenEvent[];
+}
+
+/** What the load did and was told; acknowledgements remember the process that answered. */
+interface Load extends Told {
+  readonly rnd: SeededRandom;
+  readonly receiver: WebhookReceiver;
+  readonly acks: Map<string, Ack & { readonly proc: ServerProcess }>;
+  readonly followUps: Map<string, Set<string>>;
+  readonly cancelSent: Set<string>;
+  readonly cancelable: Cancelable[];
+  readonly waiting: string[];
+  readonly live: string[];
+  readonly streams: LoadStream[];
+  /** Tasks sent with a push config. */
+  readonly pushed: Set<string>;
+  readonly errors: string[];
+  readonly ops: Map<string, number>;
+  /** Processes killed so far: their runs may have ended FAILED. */
+  readonly killed: Set<ServerProcess>;
+  /** What each loop is doing now, for a hang's message. */
+  readonly doing: string[];
+  cycle: number;
+  stop: boolean;
+  /** Operations a kill cut short. */
+  tolerated: number;
+  resumed: number;
+}
+
+function startLoops(f: HubFleet, L: Load): Promise<void> {
+  return Promise.all(
+    Array.from({ length: LOOPS }, async (_, n) => {
+      for (let k = 0; !L.stop; k++) {
+        const i = L.rnd.pick(f.up());
+        const proc = f.at(i);
+        try {
+          L.doing[n] = `on replica ${i}`;
+          await loadStep(f, L, proc, `${n}.${k}`, n);
+        } catch (e) {
+          // An answer lost with its replica is no error; anything else is.
+          if (f.slots[i] !== proc) L.tolerated++;
+          else L.errors.push(`cycle ${L.cycle}, loop ${n}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+    }),
+  ).then(() => undefined);
+}
+
+/** One operation of the load on replica `proc`, over a random binding. */
+async function loadStep(f: HubFleet, L: Load, proc: ServerProcess, n: string, loop: number): Promise<void> {
+  const { rnd } = L;
+  const binding = rnd.pick(BINDINGS);
+  const client = bindingClientFor(proc, binding);
+  const count = (op: string): string => {
+    L.doing[loop] += `: ${op} over ${binding}`;
+    L.ops.set(op, (L.ops.get(op) ?? 0) + 1);
+    return op;
+  };
+  const ack = (op: string, task: Task, mayComplete = false): void => {
+    L.acks.set(task.id, { cycle: L.cycle, op, task, mayComplete, proc });
+    // Subscriptions go to tasks that end by themselves or by the load's cancels, never to one waiting for input.
+    if (stateOf(task) === TaskState.INPUT_REQUIRED) return;
+    L.live.push(task.id);
+    if (L.live.length > 32) L.live.shift();
+  };
+  const push = rnd.chance(0.5) ? { url: `${L.receiver.url}?n=${n}` } : undefined;
+  const configuration = (extra: { returnImmediately?: boolean } = {}) => (push ? { ...extra, taskPushNotificationConfig: push } : extra);
+  const pushedTask = (t: Task): Task => {
+    if (push) L.pushed.add(t.id);
+    return t;
+  };
+  const roll = rnd.next();
+  if (roll < 0.14) {
+    const op = count("send hello");
+    ack(op, pushedTask(taskOf(await client.send(textRequest(`hello ${n} ✓`, { configuration: configuration() })))));
+  } else if (roll < 0.24) {
+    const op = count("send stream 5");
+    ack(op, pushedTask(taskOf(await client.send(textRequest("stream 5", { configuration: configuration() })))));
+  } else if (roll < 0.38) {
+    const long = rnd.chance(0.5);
+    const op = count(long ? "send slow 60000" : "send slow short");
+    const t = pushedTask(taskOf(await client.send(textRequest(long ? "slow 60000" : `slow ${rnd.int(100, 600)}`, { configuration: configuration({ returnImmediately: true }) }))));
+    ack(op, t, !long);
+    L.cancelable.push({ id: t.id, mayComplete: !long });
+  } else if (roll < 0.5) {
+    if (L.cancelable.length === 0) return;
+    const op = count("cancel");
+    // §3.1.5: a task that completed, or failed with its dead replica, is not cancelable.
+    await cancelNext(client, L.cancelable, L.cancelSent, () => true, (task, t) => ack(op, task, t.mayComplete));
+  } else if (roll < 0.7) {
+    const text = rnd.chance(0.5) ? "stream 5" : `slow ${rnd.int(200, 1_200)}`;
+    count(`stream ${text.split(" ")[0]}`);
+    await loadStream(f, L, loop, proc, binding, "sender", () => client.stream(textRequest(text, { configuration: configuration() })), push !== undefined);
+  } else if (roll < 0.8) {
+    const id = L.live.length > 0 ? rnd.pick(L.live.slice(-12)) : undefined;
+    if (!id) return;
+    count("subscribe");
+    L.doing[loop] += ` to ${id}`;
+    await loadStream(f, L, loop, proc, binding, "subscriber", () => client.subscribe(id), false);
+  } else if (roll < 0.9) {
+    const op = count("send input-required");
+    const t = pushedTask(taskOf(await client.send(textRequest("input-required", { configuration: configuration() }))));
+    ack(op, t);
+    if (stateOf(t) === TaskState.INPUT_REQUIRED) L.waiting.push(t.id);
+  } else {
+    const id = L.waiting.shift();
+    if (!id) return;
+    const op = count("follow-up");
+    const req = textRequest(`answer ${n}`, { taskId: id });
+    let mine = L.followUps.get(id);
+    if (!mine) L.followUps.set(id, (mine = new Set()));
+    mine.add(req.message!.messageId);
+    ack(op, taskOf(await client.send(req)));
+  }
+}
+
+/**
+ * Reads a stream of the load to its end. One its replica's death cut is
+ * resumed on a live replica, as a client would: SSE after the last id it
+ * saw, gRPC and Connect with a new subscription.
+ */
+async function loadStream(f: HubFleet, L: Load, loop: number, proc: ServerProcess, binding: Binding, role: LoadStream["role"], open: () => AsyncGenerator<SeenEvent>, pushed: boolean): Promise<void> {
+  let st: LoadStream | undefined;
+  const seen: SeenEvent[] = [];
+  try {
+    for await (const e of open()) {
+      if (!st && e.event.payload.case === "task") {
+        st = { role, binding, taskId: e.event.payload.value.id, seen };
+        if (role === "sender") L.doing[loop] += ` (task ${st.taskId})`;
+        L.streams.push(st);
+        if (pushed) L.pushed.add(st.taskId);
+      }
+      seen.push(e);
+    }
+  } catch (e) {
+    // §3.1.6: the task ended before the subscription: nothing to stream.
+    if (role === "subscriber" && seen.length === 0 && e instanceof CallError && e.reason === "UNSUPPORTED_OPERATION") return;
+    if (f.up().some((i) => f.slots[i] === proc)) throw e;
+  }
+  if (seen.at(-1) && endsStream(seen.at(-1)!)) return;
+  if (f.up().some((i) => f.slots[i] === proc)) throw new Error(`a ${role} stream over ${binding} ended without a final state while its replica lived`);
+  if (!st) return;
+  L.doing[loop] += `, cut by a kill, resuming on another replica`;
+  const sse = binding === "jsonrpc" || binding === "rest";
+  const other = f.at(L.rnd.pick(f.up()));
+  const resumed: SeenEvent[] = [];
+  try {
+    for await (const e of bindingClientFor(other, binding).subscribe(st.taskId, sse ? seen.at(-1)!.seq : undefined)) resumed.push(e);
+  } catch (e) {
+    if (!sse && e instanceof CallError && e.reason === "UNSUPPORTED_OPERATION") return; // it ended meanwhile: the log says how
+    if (f.up().some((i) => f.slots[i] === other)) throw e;
+    return; // that replica died too
+  }
+  st.resumed = resumed;
+  L.resumed++;
+}
+
+/** Stops the loops; what they left running is canceled meanwhile, as subscribers wait for it to end. */
+async function stopLoad(f: HubFleet, db: FleetDb, L: Load, loops: Promise<void>): Promise<void> {
+  L.stop = true;
+  let done = false;
+  void loops.then(() => (done = true));
+  const started = Date.now();
+  while (!done) {
+    if (Date.now() - started > 60_000) {
+      const ids = [...new Set(L.doing.join(" ").match(/[0-9a-f]{8}-[0-9a-f-]{27}/g) ?? [])];
+      throw new Error(`the load loops did not end: ${L.doing.map((d, i) => `loop ${i} ${d}`).join("; ")}; ${await describeRows(db, ids)}`);
+    }
+    await settleLoad(f, L);
+    await sleep(100);
+  }
+  await settleLoad(f, L);
+}
+
+/** Ends what the load left running (cancels, from any replica) and waits until no task is in flight. */
+async function settleLoad(f: HubFleet, L: Load): Promise<void> {
+  for (const t of L.cancelable.splice(0)) {
+    L.cancelSent.add(t.id);
+    const client = bindingClientFor(f.at(L.rnd.int(0, 2)), L.rnd.pick(BINDINGS));
+    try {
+      const a = L.acks.get(t.id);
+      if (a) L.acks.set(t.id, { ...a, op: "cancel at the end", task: await client.cancel(t.id), mayComplete: t.mayComplete });
+    } catch (e) {
+      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE")) L.errors.push(`cancel at the end of ${t.id}: ${String(e)}`);
+    }
+  }
+}
+
+/** What a stream of the load saw, whole or cut and resumed, against its task's log. */
+function loadStreamProblems(st: LoadStream, log: readonly LoggedEvent[]): string[] {
+  const who = `${st.role} over ${st.binding} of ${st.taskId}`;
+  if (!st.resumed) {
+    // Whole, or cut with nothing to resume: a prefix of what it should have been.
+    if (endsStream(st.seen.at(-1)!)) return streamProblems(st.role, st.seen, log, who);
+    return st.role === "sender" ? streamProblems("sender", st.seen, log.slice(0, st.seen.length), `${who} (cut)`) : [];
+  }
+  if (st.binding === "jsonrpc" || st.binding === "rest") return streamProblems(st.role, [...st.seen, ...st.resumed], log, `${who} + its resumption`);
+  return streamProblems("subscriber", st.resumed, log, `${who}'s new subscription`);
+}
+
+/**
+ * Push deliveries against the logs: every event after the Task (and the
+ * final Task of a terminal one) arrived, in seq order per task; with
+ * `exactlyOnce`, none twice.
+ */
+async function pushProblems(db: FleetDb, L: Load, tasks: ReadonlySet<string>, exactlyOnce: boolean): Promise<{ problems: string[]; events: number; repeats: number }> {
+  const problems: string[] = [];
+  let events = 0;
+  let repeats = 0;
+  const byTask = new Map<string, { kind: string; seq: number }[]>();
+  for (const a of L.receiver.accepted) {
+    if (!tasks.has(a.taskId)) continue;
+    const list = byTask.get(a.taskId) ?? [];
+    list.push(a);
+    byTask.set(a.taskId, list);
+  }
+  for (const id of tasks) {
+    const log = await db.events(id);
+    const last = log.at(-1)!;
+    const expected = log.slice(1).map((e) => `${e.event.payload.case}:${e.seq}`);
+    if (TERMINAL.has(stateOf(taskAt(last)))) expected.push(`task:${last.seq}`);
+    const got = byTask.get(id) ?? [];
+    const order = got.map((g) => g.seq + (g.kind === "task" ? 0.5 : 0));
+    if (order.some((x, i) => i > 0 && x < order[i - 1]!)) problems.push(`task ${id}: deliveries out of order: ${got.map((g) => `${g.kind}:${g.seq}`).join(" ")}`);
+    const distinct = [...new Set(got.map((g) => `${g.kind}:${g.seq}`))];
+    repeats += got.length - distinct.length;
+    if (exactlyOnce && distinct.length !== got.length) problems.push(`task ${id}: delivered twice: ${got.map((g) => `${g.kind}:${g.seq}`).join(" ")}`);
+    if (distinct.join(" ") !== expected.join(" ")) problems.push(`task ${id}: delivered ${distinct.join(" ")}, the log has ${expected.join(" ")}`);
+    events += distinct.length;
+  }
+  return { problems, events, repeats };
+}
+
+/** Whether a stream ends with this event: a settling one, or a terminal snapshot (the task ended as the subscription began). */
+function endsStream(e: SeenEvent): boolean {
+  return isSettling(e.event) || (e.event.payload.case === "task" && TERMINAL.has(stateOf(e.event.payload.value)));
+}
+
+/** Tasks as the database holds them, for a failure's message. */
+async function describeRows(db: FleetDb, ids: readonly string[]): Promise<string> {
+  const rows = await db.tasks();
+  return ids.map((id) => `${id} ${TaskState[rows.get(id)?.state ?? 0]} owner ${rows.get(id)?.owner ?? "none"}`).join("; ") + `; live replicas ${(await db.liveReplicas()).join(", ")}`;
+}
+
+/** The readers whose stream has not ended on a settling event, with what they saw last. */
+function openReaders(readers: readonly Reader[]): string {
+  return readers
+    .filter((r) => !r.seen.at(-1) || !isSettling(r.seen.at(-1)!.event))
+    .map((r) => `${r.who} (${r.seen.length} events, last ${r.seen.at(-1) ? describeEvent(r.seen.at(-1)!) : "none"})`)
+    .join("; ");
+}
+
+function describeEvent(e: SeenEvent): string {
+  const p = e.event.payload;
+  return `${p.case}${p.case === "task" || p.case === "statusUpdate" ? ` ${TaskState[p.value.status?.state ?? 0]}` : ""}${e.seq === undefined ? "" : ` seq ${e.seq}`}`;
+}
+
+/** What a reader saw, checked against the task's log in the database. */
+function streamProblems(role: "sender" | "subscriber", seen: readonly SeenEvent[], log: readonly LoggedEvent[], who: string): string[] {
+  return (role === "sender" ? senderStreamProblems(seen, log) : subscriberStreamProblems(seen, log)).map((p) => `${who}: ${p}`);
+}
+
+const secs = (ms: number): string => (ms / 1000).toFixed(2);
+
+/** Chunks of the long streams: enough that subscribers on other replicas join before the last. */
+const CHUNKS = 1_500;
+/** Subscriptions sent as their task ends. */
+const RACES = 60;
+
+/** The state an event leaves its task in, as a Task with that status (a Task snapshot is itself). */
+function taskAt(e: SeenEvent | LoggedEvent): Task {
+  const p = e.event.payload;
+  if (p.case === "task") return p.value;
+  if (p.case === "statusUpdate") return { status: p.value.status } as Task;
+  return { status: undefined } as Task;
+}
+
+describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
+  const cluster = clusterForTests();
+  /** One fleet for the file (starting three hubs is the slow part); a test that stops a replica starts it again. */
+  let fleet: HubFleet;
+  let db: FleetDb;
+  let fleetStartMs = 0;
+  beforeAll(async () => {
+    const t0 = Date.now();
+    fleet = await startHubFleet(cluster(), { replicas: 3, leaseMs: LEASE_MS, config: { push: { allowCidrs: ["127.0.0.1/32"], retry: { baseMs: 50, capMs: 200, attempts: 20 } } } });
+    fleetStartMs = Date.now() - t0;
+    db = await openFleetDb(fleet.dbUrl);
+  }, 90_000);
+  /** Error lines the replicas wrote before the running test: each test answers for its own. */
+  let errorsBefore = 0;
+  beforeEach(() => {
+    errorsBefore = fleet?.errorLines().length ?? 0;
+  });
+  afterEach(() => {
+    // A replica that died by itself fails the test that was running, with its last words.
+    expect(fleet?.crashes() ?? []).toEqual([]);
+  });
+  const newErrors = (): string[] => fleet.errorLines().slice(errorsBefore);
+  afterAll(async () => {
+    await db?.close();
+    await fleet?.close();
+  });
+
+  it("streams across replicas: senders and subscribers over JSON-RPC SSE, REST SSE and gRPC on every replica see exactly their task's log", async () => {
+    const started = Date.now();
+    const readers: { role: "sender" | "subscriber"; taskId: string; r: Reader }[] = [];
+    const others = (o: number) => [0, 1, 2].filter((r) => r !== o);
+    // A slow task per replica, subscribed from the other two over every binding before its first event after the snapshot.
+    const slow = await Promise.all([0, 1, 2].map(async (o) => taskOf(await on(fleet, o, STREAMING[o]!).send(textRequest("slow 1500", { configuration: { returnImmediately: true } })))));
+    for (const [o, t] of slow.entries()) {
+      for (const r of others(o)) for (const b of STREAMING) readers.push({ role: "subscriber", taskId: t.id, r: read(`subscriber on replica ${r} over ${b} to a slow task of replica ${o}`, on(fleet, r, b).subscribe(t.id)) });
+    }
+    // A long chunked stream per replica: subscribers on the others join while its artifact grows.
+    for (let o = 0; o < 3; o++) {
+      const sender = read(`sender on replica ${o} over ${STREAMING[o]}`, on(fleet, o, STREAMING[o]!).stream(textRequest(`stream ${CHUNKS}`)));
+      await until(() => sender.seen.length > 0 || sender.seen.length < 0, 20_000, `${sender.who} got no first event`);
+      const first = sender.seen[0]!.event.payload;
+      if (first.case !== "task") throw new Error(`${sender.who} began with ${first.case}`);
+      readers.push({ role: "sender", taskId: first.value.id, r: sender });
+      for (const r of others(o)) for (const b of STREAMING) readers.push({ role: "subscriber", taskId: first.value.id, r: read(`subscriber on replica ${r} over ${b} to the stream of replica ${o}`, on(fleet, r, b).subscribe(first.value.id)) });
+    }
+    await within(60_000, Promise.all(readers.map((x) => x.r.ended)), () => `streams still open: ${openReaders(readers.map((x) => x.r))}\n${[0, 1, 2].map((i) => `replica ${i}:\n${fleet.at(i).stderr().split("\n").filter((l) => !l.includes('"level":"info"')).slice(-15).join("\n")}`).join("\n")}`);
+
+    // Subscriptions racing their task's end: the task may settle between the subscriber's first look and its snapshot.
+    for (let i = 0; i < RACES; i++) {
+      const o = i % 3;
+      const t = taskOf(await on(fleet, o, STREAMING[i % 3]!).send(textRequest(`slow ${20 + ((i * 37) % 160)}`, { configuration: { returnImmediately: true } })));
+      for (const r of others(o)) readers.push({ role: "subscriber", taskId: t.id, r: read(`subscriber on replica ${r} over ${STREAMING[(i + r) % 3]} racing the end of a task of replica ${o}`, on(fleet, r, STREAMING[(i + r) % 3]!).subscribe(t.id)) });
+    }
+    await within(20_000, Promise.all(readers.map((x) => x.r.ended)), () => `streams still open: ${openReaders(readers.map((x) => x.r))}`);
+
+    const problems: string[] = [];
+    let events = 0;
+    let midArtifact = 0;
+    let late = 0;
+    /** Subscriptions whose task ended between their first look and their snapshot: the snapshot is the whole answer. */
+    let endedAtSnapshot = 0;
+    for (const { role, taskId, r } of readers) {
+      const error = await r.ended;
+      // §3.1.6: a task that ended before the subscription arrived has nothing to stream; counted, not a failure.
+      if (error instanceof CallError && error.reason === "UNSUPPORTED_OPERATION" && role === "subscriber" && r.seen.length === 0) {
+        late++;
+        continue;
+      }
+      if (error) problems.push(`${r.who}: ${String(error)}`);
+      problems.push(...streamProblems(role, r.seen, await db.events(taskId), r.who));
+      events += r.seen.length;
+      if (r.seen.length === 1 && isSettling({ ...r.seen[0]!.event, payload: { case: "statusUpdate", value: { status: taskAt(r.seen[0]!).status } } } as never)) endedAtSnapshot++;
+      const head = r.seen[0]?.event.payload;
+      if (role === "subscriber" && head?.case === "task" && head.value.artifacts.length > 0 && r.seen.some((e) => e.event.payload.case === "artifactUpdate")) midArtifact++;
+    }
+    expect(problems.slice(0, 20), `${problems.length} problems`).toEqual([]);
+    // The long streams really were joined mid-way, or the test proved little.
+    expect(midArtifact, `${late} subscriptions came after their task ended`).toBeGreaterThanOrEqual(6);
+    console.info(
+      `postgres-fleet streams: ${readers.length} streams (${readers.filter((x) => x.role === "sender").length} senders, ${readers.length - readers.filter((x) => x.role === "sender").length - late} subscribers on other replicas, ${midArtifact} of them joining mid-artifact, ${endedAtSnapshot} given a terminal snapshot, ${late} after their task ended) over ${STREAMING.join(", ")}; ` +
+        `${events} events matched the log; ${secs(Date.now() - started)} s (fleet started in ${secs(fleetStartMs)} s)`,
+    );
+  }, 90_000);
+
+  it("cancel across replicas: CancelTask on one replica aborts the run on another, answers CANCELED, and every subscriber on every replica gets CANCELED", async () => {
+    const started = Date.now();
+    const problems: string[] = [];
+    const took: number[] = [];
+    let subscribers = 0;
+    for (let o = 0; o < 3; o++) {
+      const c = (o + 1) % 3;
+      const binding = STREAMING[o]!;
+      const t = taskOf(await on(fleet, o, "grpc").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+      const readers = [0, 1, 2].map((r) => read(`subscriber on replica ${r} over ${STREAMING[(r + o) % 3]}`, on(fleet, r, STREAMING[(r + o) % 3]!).subscribe(t.id)));
+      subscribers += readers.length;
+      await until(() => readers.every((r) => r.seen.length > 0), 10_000, "a subscriber got no snapshot");
+      expect(await runsInFlight(fleet, o), `replica ${o} runs the task`).toBe(1);
+      const t0 = Date.now();
+      const answer = await on(fleet, c, binding).cancel(t.id);
+      took.push(Date.now() - t0);
+      if (stateOf(answer) !== TaskState.CANCELED) problems.push(`cancel on replica ${c} of a task of replica ${o} answered ${TaskState[stateOf(answer)]}`);
+      // The owner's run is gone: the agent's signal fired and its sleep ended (it would hold the run for a minute otherwise).
+      await until(async () => (await runsInFlight(fleet, o)) === 0, 5_000, `replica ${o} still runs the canceled task`);
+      await within(10_000, Promise.all(readers.map((r) => r.ended)), "a subscriber's stream did not end after the cancel");
+      const log = await db.events(t.id);
+      if (stateOf(taskAt(log.at(-1)!)) !== TaskState.CANCELED) problems.push(`the log of ${t.id} does not end CANCELED`);
+      for (const r of readers) {
+        const error = await r.ended;
+        if (error) problems.push(`${r.who}: ${String(error)}`);
+        problems.push(...streamProblems("subscriber", r.seen, log, r.who));
+        if (!r.seen.at(-1) || stateOf(taskAt(r.seen.at(-1)!)) !== TaskState.CANCELED) problems.push(`${r.who} did not end with CANCELED`);
+      }
+    }
+    expect(problems).toEqual([]);
+    console.info(`postgres-fleet cancel: 3 cancels across replicas (${STREAMING.join(", ")}), answered CANCELED in ${took.map((ms) => `${ms} ms`).join(", ")}; each run aborted on its owner; ${subscribers} subscribers on all replicas ended CANCELED; ${secs(Date.now() - started)} s`);
+  }, 90_000);
+
+  it("graceful stop (SIGTERM) of a replica: its streams end, clients resume on another replica with Last-Event-ID and miss nothing; its lease row goes and its tasks in flight are failed at once", async () => {
+    const started = Date.now();
+    // Runs on replica 0 streamed by their senders from it, two more without a stream; a run on replica 1 subscribed from replica 0.
+    const cut: { role: "sender" | "subscriber"; binding: Binding; r: Reader }[] = STREAMING.map((b) => ({ role: "sender", binding: b, r: read(`sender on replica 0 over ${b}`, on(fleet, 0, b).stream(textRequest("slow 60000"))) }));
+    const quiet = await Promise.all([0, 1].map(async () => taskOf(await on(fleet, 0, "connect").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })))));
+    const other = taskOf(await on(fleet, 1, "rest").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+    for (const b of STREAMING) cut.push({ role: "subscriber", binding: b, r: read(`subscriber on replica 0 over ${b} to a task of replica 1`, on(fleet, 0, b).subscribe(other.id)) });
+    await until(() => cut.every((c) => c.r.seen.length >= (c.role === "sender" ? 2 : 1)), 15_000, () => `streams not started: ${openReaders(cut.map((c) => c.r))}`);
+    const idOf = (r: Reader): string => (taskAt(r.seen[0]!) as Task).id;
+    const ran = [...cut.filter((c) => c.role === "sender").map((c) => idOf(c.r)), ...quiet.map((t) => t.id)];
+    expect(await db.liveReplicas()).toHaveLength(3);
+
+    const stopAsked = Date.now();
+    await fleet.stop(0, "SIGTERM", 30_000);
+    const exited = Date.now();
+    // The lease row went with the replica: nobody waits for it to run out.
+    const live = await db.liveReplicas();
+    const restarted = fleet.start(0);
+    await within(5_000, Promise.all(cut.map((c) => c.r.ended)), () => `streams of the stopped replica still open: ${openReaders(cut.map((c) => c.r))}`);
+    await until(async () => {
+      const rows = await db.tasks();
+      return ran.every((id) => rows.get(id)?.state === TaskState.FAILED);
+    }, 15_000, "the stopped replica's tasks were not failed");
+    const failedAfter = Date.now() - exited;
+
+    // Each client resumes on replica 1 or 2: SSE after the last id it saw, gRPC (no event ids) with a new subscription.
+    const resumed = cut.map((c, i) => {
+      const r = 1 + (i % 2);
+      const last = c.r.seen.at(-1)!.seq;
+      return read(`${c.r.who}, resumed on replica ${r}`, on(fleet, r, c.binding).subscribe(idOf(c.r), c.binding === "grpc" ? undefined : last));
+    });
+    await sleep(200);
+    expect(stateOf(await on(fleet, 2, "grpc").cancel(other.id))).toBe(TaskState.CANCELED);
+    await within(10_000, Promise.all(resumed.map((r) => r.ended)), () => `resumed streams still open: ${openReaders(resumed)}`);
+
+    const problems: string[] = [];
+    if (live.length !== 2) problems.push(`${live.length} live leases right after the stop, expected 2`);
+    // Within a sweep or so, where a lease running out would take up to LEASE_MS more.
+    if (failedAfter >= LEASE_MS) problems.push(`the stopped replica's tasks were failed ${failedAfter} ms after its exit: no sooner than its lease would have run out`);
+    for (const [i, c] of cut.entries()) {
+      const log = await db.events(idOf(c.r));
+      const again = resumed[i]!;
+      const error = await again.ended;
+      // §3.1.6: a task that ended before the new subscription has nothing to stream (its end is checked in the log below).
+      const ended = error instanceof CallError && error.reason === "UNSUPPORTED_OPERATION" && c.binding === "grpc";
+      if (error && !ended) problems.push(`${again.who}: ${String(error)}`);
+      if (c.binding === "grpc") {
+        // What the cut stream saw is the log's beginning (or a snapshot of it); the new subscription is checked whole.
+        if (c.role === "sender") problems.push(...streamProblems("sender", c.r.seen, log.slice(0, c.r.seen.length), c.r.who));
+        if (!ended) problems.push(...streamProblems("subscriber", again.seen, log, again.who));
+      } else {
+        // Before and after the cut, one stream: exactly the log, nothing missed, nothing twice.
+        problems.push(...streamProblems(c.role, [...c.r.seen, ...again.seen], log, `${c.r.who} + its resumption`));
+      }
+      const end = log.at(-1)!;
+      const want = c.role === "sender" ? TaskState.FAILED : TaskState.CANCELED;
+      if (stateOf(taskAt(end)) !== want) problems.push(`the log of ${c.r.who}'s task ends ${TaskState[stateOf(taskAt(end))]}, not ${TaskState[want]}`);
+      if (want === TaskState.FAILED && end.event.payload.case === "statusUpdate" && !STOPPED.test(textOf(end.event.payload.value.status?.message))) problems.push(`${c.r.who}'s task FAILED without saying its server stopped`);
+    }
+    expect(problems).toEqual([]);
+    await restarted;
+    console.info(
+      `postgres-fleet graceful stop: SIGTERM to exit ${secs(exited - stopAsked)} s; lease row gone at exit; ${ran.length} tasks in flight failed by another replica ${failedAfter} ms after the exit (lease ${LEASE_MS} ms); ` +
+        `${cut.length} streams cut (${cut.map((c) => `${c.role} ${c.binding}`).join(", ")}), resumed on replicas 1 and 2 (SSE with Last-Event-ID, gRPC resubscribed): ${resumed.reduce((n, r) => n + r.seen.length, 0)} events after the cut, none missed or repeated; ${secs(Date.now() - started)} s`,
+    );
+  }, 120_000);
+
+  it(`mixed load over every binding spread across the replicas, then ${KILLS} SIGKILLs of a random replica at random moments: nothing acknowledged lost, the dead replica's tasks FAILED after its lease, cut streams resumed elsewhere, every push event delivered in order`, async () => {
+    const started = Date.now();
+    const rnd = seededRandom(SEED);
+    const receiver = await startReceiver();
+    try {
+      const L: Load = { rnd, receiver, acks: new Map(), followUps: new Map(), cancelSent: new Set(), cancelable: [], waiting: [], live: [], streams: [], pushed: new Set(), errors: [], ops: new Map(), killed: new Set(), cycle: 0, stop: false, tolerated: 0, resumed: 0, doing: [] };
+      const context = `seed ${SEED}`;
+
+      // Phase 1, nobody dies: every push event exactly once (the outbox claims keep replicas off each other's rows).
+      let loops = startLoops(fleet, L);
+      await sleep(3_000);
+      await stopLoad(fleet, db, L, loops);
+      const calmTasks = new Set(L.pushed);
+      await until(async () => (await db.outbox()).live === 0, 30_000, "phase 1's push deliveries were not all made");
+      const calm = await pushProblems(db, L, calmTasks, true);
+      expect(calm.problems.slice(0, 20), context).toEqual([]);
+      expect([...L.errors.slice(0, 20), ...newErrors().slice(0, 5)], context).toEqual([]);
+      const calmOps = [...L.ops.values()].reduce((a, b) => a + b, 0);
+
+      // Phase 2: the load goes on while a replica is killed and started again, KILLS times.
+      L.stop = false;
+      loops = startLoops(fleet, L);
+      const failMs: number[] = [];
+      const restartMs: number[] = [];
+      let leftInFlight = 0;
+      for (let cycle = 1; cycle <= KILLS; cycle++) {
+        L.cycle = cycle;
+        const v = rnd.int(0, 2);
+        const proc = fleet.at(v);
+        // A run that only a death can end, so that every kill leaves one at least; its owner names the replica.
+        const probe = taskOf(await bindingClientFor(proc, "grpc").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+        L.acks.set(probe.id, { cycle, op: "probe", task: probe, proc });
+        const replica = (await db.tasks()).get(probe.id)!.owner;
+        await sleep(rnd.int(200, 1_200));
+        L.killed.add(proc);
+        await fleet.stop(v, "SIGKILL");
+        const killedAt = Date.now();
+        const restarted = fleet.start(v);
+        const left = [...(await db.tasks())].filter(([, r]) => r.owner === replica && IN_FLIGHT.has(r.state)).map(([id]) => id);
+        leftInFlight += left.length;
+        await until(
+          async () => {
+            const rows = await db.tasks();
+            // FAILED by a sweep; or CANCELED, when a client's cancel reached another replica once the lease had run out.
+            return left.every((id) => rows.get(id)!.state === TaskState.FAILED || (rows.get(id)!.state === TaskState.CANCELED && L.cancelSent.has(id)));
+          },
+          LEASE_MS + 10_000,
+          async () => `cycle ${cycle}: the dead replica's tasks were not failed (${context}): ${await describeRows(db, left)}`,
+        );
+        failMs.push(Date.now() - killedAt);
+        await restarted;
+        restartMs.push(Date.now() - killedAt);
+      }
+      await stopLoad(fleet, db, L, loops);
+      expect([...L.errors.slice(0, 20), ...newErrors().slice(0, 5)], context).toEqual([]);
+      // Failed after the lease ran out (renewed every third of it, so at least that much of it was left at the kill), and soon after.
+      expect(Math.min(...failMs), `${context}: a dead replica's tasks failed before its lease could have run out`).toBeGreaterThanOrEqual(LEASE_MS / 3);
+      expect(Math.max(...failMs), `${context}: a dead replica's tasks failed too long after the kill`).toBeLessThanOrEqual(LEASE_MS + 3_000);
+
+      // Every acknowledgement against the task as any replica reads it now.
+      const ackProblems: string[] = [];
+      for (const [id, a] of L.acks) {
+        const now = await bindingClientFor(fleet.at(rnd.int(0, 2)), rnd.pick(BINDINGS)).get(id);
+        const p = ackProblem(a, now, L, { allowed: L.killed.has(a.proc), why: STOPPED, what: "the server that ran this task stopped" });
+        if (p) ackProblems.push(p);
+      }
+      expect(ackProblems.slice(0, 20), `${context}: ${ackProblems.length} acknowledgements broken`).toEqual([]);
+      // Nothing in flight, every log sound, every stream (cut and resumed ones whole) the log.
+      const rows = await db.tasks();
+      const stuck = [...rows].filter(([, r]) => IN_FLIGHT.has(r.state) || (r.owner !== null && r.state !== TaskState.SUBMITTED && r.state !== TaskState.WORKING));
+      expect(stuck.slice(0, 10), context).toEqual([]);
+      expect(await db.logProblems(), context).toEqual([]);
+      const streamIssues: string[] = [];
+      for (const st of L.streams) streamIssues.push(...loadStreamProblems(st, await db.events(st.taskId)));
+      expect(streamIssues.slice(0, 20), `${context}: ${streamIssues.length} stream problems`).toEqual([]);
+
+      // Every push event delivered at least once, in order per task, the kills notwithstanding.
+      await until(async () => (await db.outbox()).live === 0, 60_000, "push deliveries still owed a minute after the load");
+      const all = await pushProblems(db, L, L.pushed, false);
+      expect(all.problems.slice(0, 20), context).toEqual([]);
+      expect((await db.outbox()).dead, "dead deliveries").toBe(0);
+      expect(newErrors().slice(0, 10)).toEqual([]);
+
+      const byState = new Map<string, number>();
+      for (const r of rows.values()) byState.set(TaskState[r.state], (byState.get(TaskState[r.state]) ?? 0) + 1);
+      const total = [...L.ops.values()].reduce((a, b) => a + b, 0);
+      console.info(
+        `postgres-fleet load + kills: ${KILLS} SIGKILLs in ${secs(Date.now() - started)} s (${context}); ${total} ops (${calmOps} before the kills; ${[...L.ops].map(([k, v]) => `${k} ${v}`).join(", ")}), ${L.tolerated} cut by a kill; ` +
+          `${L.acks.size} acknowledgements intact; ${leftInFlight} tasks left in flight by the dead replicas, FAILED ${Math.min(...failMs)}..${Math.max(...failMs)} ms after the kill (lease ${LEASE_MS} ms), restarted in ${secs(Math.min(...restartMs))}..${secs(Math.max(...restartMs))} s; ` +
+          `${L.streams.length} streams matched the log, ${L.resumed} of them cut and resumed on another replica; ${rows.size} tasks stored (${[...byState].map(([k, v]) => `${k} ${v}`).join(", ")}); ` +
+          `push: ${calm.events} events to ${calmTasks.size} tasks exactly once before the kills, ${all.events} events to ${L.pushed.size} tasks at least once and in order in all (${all.repeats} repeats after kills)`,
+      );
+    } finally {
+      await receiver.close();
+    }
+  }, 240_000);
+
+  it("interrupted tasks (input-required) survive a replica's SIGKILL and are continued on any replica, the restarted one included", async () => {
+    const started = Date.now();
+    // Asked on replica 0 over three bindings: the tasks wait for input, with no run holding them.
+    const asked = await Promise.all(STREAMING.map(async (b) => taskOf(await on(fleet, 0, b).send(textRequest("input-required")))));
+    for (const t of asked) expect(stateOf(t)).toBe(TaskState.INPUT_REQUIRED);
+    const before = await db.tasks();
+    expect(asked.map((t) => before.get(t.id)?.owner)).toEqual([null, null, null]);
+
+    await fleet.stop(0, "SIGKILL");
+    // A new replica in slot 0 starts meanwhile: a new process is a new owner, the old one's lease runs out all the same.
+    const restarted = fleet.start(0);
+    // Two leases and more: the dead replica's lease is long gone and the others have swept many times.
+    await sleep(LEASE_MS * 2 + 500);
+    const rows = await db.tasks();
+    expect(rows.size, "tasks stored").toBeGreaterThan(0);
+    for (const t of asked) expect(rows.get(t.id)?.state, `task ${t.id} after the kill`).toBe(TaskState.INPUT_REQUIRED);
+
+    // Continued on replica 1 (unary), on replica 2 (streaming, with a subscriber on replica 1), and on replica 0 restarted.
+    const first = taskOf(await on(fleet, 1, "grpc").send(textRequest("answer one", { taskId: asked[0]!.id })));
+    const watcher = read("subscriber on replica 1", on(fleet, 1, "rest").subscribe(asked[1]!.id));
+    await until(() => watcher.seen.length > 0, 10_000, "the subscription on replica 1 got no snapshot");
+    const sender = read("streaming follow-up on replica 2", on(fleet, 2, "jsonrpc").stream(textRequest("answer two", { taskId: asked[1]!.id })));
+    await within(15_000, Promise.all([sender.ended, watcher.ended]), "the follow-up's streams did not end");
+    await restarted;
+    const third = taskOf(await on(fleet, 0, "rest").send(textRequest("answer three", { taskId: asked[2]!.id })));
+
+    const problems: string[] = [];
+    for (const [t, answer] of [
+      [first, "answer one"],
+      [await on(fleet, 0, "grpc").get(asked[1]!.id), "answer two"],
+      [third, "answer three"],
+    ] as const) {
+      if (stateOf(t) !== TaskState.COMPLETED) problems.push(`task ${t.id} is ${TaskState[stateOf(t)]} after its follow-up`);
+      if (!t.history.some((m) => textOf(m) === answer)) problems.push(`task ${t.id}'s history lacks "${answer}"`);
+      if (t.artifacts[0] && textOf(t.artifacts[0]) !== answer) problems.push(`task ${t.id} echoed ${textOf(t.artifacts[0])}`);
+    }
+    const log = await db.events(asked[1]!.id);
+    problems.push(...streamProblems("subscriber", watcher.seen, log, watcher.who));
+    // A follow-up's stream begins with the task as the message left it (WORKING again), then the log from there.
+    problems.push(...streamProblems("subscriber", sender.seen, log, sender.who));
+    if (stateOf(await on(fleet, 2, "grpc").get(asked[1]!.id)) !== TaskState.COMPLETED) problems.push(`${sender.who}: the task did not complete`);
+    problems.push(...(await db.logProblems()));
+    expect(problems).toEqual([]);
+    expect(newErrors()).toEqual([]);
+    console.info(`postgres-fleet interrupted: 3 input-required tasks survived a SIGKILL and ${secs(LEASE_MS * 2 + 500)} s of sweeps, continued on replicas 1, 2 (streaming, watched from 1) and the restarted 0; ${secs(Date.now() - started)} s`);
+  }, 90_000);
+});
+
