@@ -481,6 +481,23 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     console.info(`postgres-fleet cancel: 3 cancels across replicas (${STREAMING.join(", ")}), answered CANCELED in ${took.map((ms) => `${ms} ms`).join(", ")}; each run aborted on its owner; ${subscribers} subscribers on all replicas ended CANCELED; ${secs(Date.now() - started)} s`);
   }, 90_000);
 
+  it("a message to a task run by another replica joins that run (§3.4.3): no second run starts, the task stays with its owner", async () => {
+    const started = Date.now();
+    const t = taskOf(await on(fleet, 0, "grpc").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+    await until(async () => (await runsInFlight(fleet, 0)) === 1, 10_000, "replica 0 does not run the task");
+    for (const [r, binding] of [[1, "jsonrpc"], [2, "grpc"]] as const) {
+      const answer = taskOf(await on(fleet, r, binding).send(textRequest(`more for the run on replica 0, via replica ${r}`, { taskId: t.id, contextId: t.contextId, configuration: { returnImmediately: true } })));
+      expect(answer.status?.state, `the follow-up via replica ${r}`).toBe(TaskState.WORKING);
+      expect(await runsInFlight(fleet, r), `replica ${r} started a run of its own`).toBe(0);
+    }
+    expect(await runsInFlight(fleet, 0)).toBe(1);
+    const log = await db.events(t.id);
+    // Created, WORKING, and nothing else: the follow-ups joined the history without a status of their own.
+    expect(log.map((e) => e.event.payload.case)).toEqual(["task", "statusUpdate"]);
+    expect(stateOf(await on(fleet, 2, "rest").cancel(t.id))).toBe(TaskState.CANCELED);
+    console.info(`postgres-fleet join: 2 follow-ups via replicas 1 and 2 joined the run on replica 0 (no second run, log unchanged); ${secs(Date.now() - started)} s`);
+  }, 60_000);
+
   it("graceful stop (SIGTERM) of a replica: its streams end, clients resume on another replica with Last-Event-ID and miss nothing; its lease row goes and its tasks in flight are failed at once", async () => {
     const started = Date.now();
     // Runs on replica 0 streamed by their senders from it, two more without a stream; a run on replica 1 subscribed from replica 0.

@@ -1,7 +1,7 @@
 import { TaskState, type Message, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import { EventBus } from "../execution/index.js";
 import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
-import { A2AError } from "../protocol/index.js";
+import { A2AError, isSettled } from "../protocol/index.js";
 import type { HostedAgent } from "./hosted-agent.js";
 import type { Logger } from "./logger.js";
 import { UnitOfWork } from "./unit-of-work.js";
@@ -114,7 +114,7 @@ export class TaskEngine {
   async continueTask(
     scope: StoreScope,
     agent: HostedAgent,
-    task: { id: string; contextId: string; state: TaskState },
+    task: { id: string; contextId: string; state: TaskState; runningElsewhere?: boolean },
     message: Message,
     options: RunOptions,
     view?: TaskView,
@@ -122,7 +122,10 @@ export class TaskEngine {
     this.assertRunning();
     const address = { scope, taskId: task.id, contextId: task.contextId };
     const userMessage = addressed(message, address);
-    const joining = this.runs.has(this.key(scope, task.id));
+    // §3.4.3 across a fleet: a run on another live replica keeps the task as a local one would. A task in
+    // flight that no run holds is an orphan of a dead replica, which a sweep fails: the message only joins it.
+    const orphan = this.store.fleet !== undefined && !isSettled(task.state);
+    const joining = this.runs.has(this.key(scope, task.id)) || task.runningElsewhere === true || orphan;
     const run = joining ? undefined : newRun({ ...address, agent, userMessage, options, created: true, state: TaskState.WORKING });
     if (run) this.lifecycle.register(run);
     this.writer.appendHistory(scope, task.id, userMessage);

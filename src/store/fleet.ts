@@ -36,7 +36,11 @@ export interface Fleet {
    * back): every reader must catch up from the log, which is the truth.
    */
   onLost(listener: () => void): () => void;
-  /** Asks the replica running the task's agent to cancel it; false when no live replica other than this one runs it. */
+  /**
+   * Has the task settled by the replica that may write it: its owner is asked to cancel its run
+   * (a live replica), or its owner died and a sweep fails it. False when this replica holds it or
+   * it is not in flight: this replica cancels it as its own.
+   */
   requestCancel(scope: StoreScope, taskId: string): Promise<boolean>;
   /** Cancel requests addressed to this replica. */
   onCancelRequest(listener: (scope: StoreScope, taskId: string) => void): () => void;

@@ -22,6 +22,12 @@ export interface TaskHead {
   readonly state: TaskState;
   /** Sequence number of the task's last logged event. */
   readonly lastSeq: number;
+  /**
+   * Another live replica of the fleet runs the task's agent now (a store
+   * shared by several hubs); a message to the task then joins that run,
+   * as it joins a run of this process.
+   */
+  readonly runningElsewhere?: boolean;
 }
 
 /** One entry of a task's event log. */

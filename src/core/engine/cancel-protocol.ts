@@ -74,8 +74,10 @@ export class CancelProtocol {
   /**
    * The task's agent runs on another replica: that replica aborts its run,
    * calls its hook and writes CANCELED (only a run's replica writes its
-   * task's events), and this one answers once that has committed. False
-   * when no live replica runs it: this replica cancels it as its own.
+   * task's events), and this one answers once that has committed. When
+   * that replica died, its task is an orphan whose one writer is the sweep
+   * (FAILED, as a restart ends it): this one answers once that is
+   * committed. False when this replica holds the task: it cancels it as its own.
    */
   private async cancelElsewhere(fleet: Fleet, scope: StoreScope, taskId: string): Promise<boolean> {
     const head = await this.deps.store.getHead(scope, taskId);

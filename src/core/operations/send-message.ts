@@ -42,7 +42,7 @@ interface PreparedSend extends CheckedSend {
   readonly options: RunOptions;
   readonly claim: SendClaim;
   /** The task the message continues (§3.4.3), when it names one. */
-  readonly existing?: { id: string; contextId: string; state: number };
+  readonly existing?: { id: string; contextId: string; state: number; runningElsewhere?: boolean };
 }
 
 /** §3.1.1 inputs and §5.7 validation, which a retry must pass as well. */
@@ -78,7 +78,7 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
     };
     const existing = c.message.taskId ? await continuable(deps, c.scope, c.message) : undefined;
     // A message that starts an agent run counts against the tenant's runs; one that joins a run does not.
-    if (!existing || !deps.engine.hasRun(c.scope, existing.id)) {
+    if (!existing || !(deps.engine.hasRun(c.scope, existing.id) || existing.runningElsewhere)) {
       const limit = deps.limits.maxTasksInFlightPerTenant;
       if (deps.engine.runsOf(c.scope.tenant) >= limit) throw limitReached("tasks in flight per tenant", limit, "maxTasksInFlightPerTenant");
     }
@@ -90,7 +90,7 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
 }
 
 /** The task a follow-up names, if it may take one more message (§3.4.3, §3.1.1). */
-async function continuable(deps: CoreDeps, scope: StoreScope, message: Message): Promise<{ id: string; contextId: string; state: number }> {
+async function continuable(deps: CoreDeps, scope: StoreScope, message: Message): Promise<NonNullable<PreparedSend["existing"]>> {
   const head = await deps.store.getHead(scope, message.taskId);
   if (!head) throw taskNotFound(message.taskId);
   // §3.4.3: a contextId that disagrees with the task's is refused.
@@ -103,7 +103,7 @@ async function continuable(deps: CoreDeps, scope: StoreScope, message: Message):
       metadata: { taskId: message.taskId },
     });
   }
-  return { id: head.id, contextId: head.contextId, state: head.state };
+  return { id: head.id, contextId: head.contextId, state: head.state, runningElsewhere: head.runningElsewhere };
 }
 
 /** Starts the agent on a new task; the claim is released once the outcome is stored. */

@@ -42,7 +42,10 @@ export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
 }
 
 const TASK_BY_KEY = (withArtifacts: boolean) => `SELECT ${taskColumns("t", "$4", withArtifacts)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
-const HEAD_BY_KEY = `SELECT ${taskColumns("t", "0", false)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
+// With whether another replica, holding a live lease, runs the task now ($4: this replica, or NULL alone).
+const HEAD_BY_KEY = `SELECT ${taskColumns("t", "0", false)},
+    (t.owner IS DISTINCT FROM $4::text AND EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())) AS elsewhere
+  FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
 const IN_FLIGHT = `SELECT ${taskColumns("t", "0", false)} FROM tasks t WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})`;
 const EVENTS_AFTER = `SELECT e.seq, e.event FROM events e JOIN tasks t ON t.pk = e.task_pk
   WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND e.seq > $4 ORDER BY e.seq LIMIT $5::integer`;
@@ -61,15 +64,15 @@ const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND 
   DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
 // Owners and wake-ups for the fleet come with the unit, in its transaction (apply-unit-sql.ts).
 const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
-// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED). The
-// claim names the sweeper but is no lease: if failing the task does not commit (the database went
-// away meanwhile), the next sweep, here or anywhere, takes it again instead of it staying in flight.
+// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED) and
+// held under its lease until it has failed them (if that write does not commit, the sweeper's lost
+// writes are settled as any run's: core reads the task again and fails it).
 const SWEEP = `WITH orphans AS (
     SELECT t.pk FROM tasks t
     WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})
       AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
     ORDER BY t.pk LIMIT $2::integer FOR UPDATE SKIP LOCKED)
-  UPDATE tasks t SET owner = 'sweep:' || $1 FROM orphans o WHERE t.pk = o.pk
+  UPDATE tasks t SET owner = $1 FROM orphans o WHERE t.pk = o.pk
   RETURNING ${taskColumns("t", "0", false)}`;
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;
@@ -304,8 +307,8 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async getHead(scope: StoreScope, taskId: string): Promise<TaskHead | undefined> {
-    const row = await this.readTask("a task's head", scope, taskId, HEAD_BY_KEY);
-    return row && { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq };
+    const row = (await this.readTask("a task's head", scope, taskId, HEAD_BY_KEY, [this.replica])) as (LoadedRow & { elsewhere: boolean }) | undefined;
+    return row && { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq, runningElsewhere: row.elsewhere };
   }
 
   private async load(scope: StoreScope, taskId: string, view: TaskView = {}): Promise<LoadedRow | undefined> {

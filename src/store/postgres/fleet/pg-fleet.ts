@@ -10,10 +10,15 @@ import { ReplicaLease } from "./replica-lease.js";
 const EVENTS = "a2a_events";
 const CANCELS = "a2a_cancel";
 
-/** Asks the task's owner, if it holds a live lease and is not this replica, to cancel its run; a row means it was asked. */
-const REQUEST_CANCEL = `SELECT pg_notify('${CANCELS}', json_build_object('o', t.owner, 't', t.tenant, 'a', t.agent, 'id', t.id)::text) AS asked
-  FROM tasks t JOIN replicas r ON r.id = t.owner AND r.expires_at > now()
-  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND t.owner <> $4`;
+/**
+ * A task in flight that this replica does not hold: its owner is asked to cancel its run when it
+ * holds a live lease; otherwise the owner died and a sweep fails the task (the one writer of an
+ * orphan). A row means another replica settles the task.
+ */
+const REQUEST_CANCEL = `SELECT CASE WHEN EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
+    THEN pg_notify('${CANCELS}', json_build_object('o', t.owner, 't', t.tenant, 'a', t.agent, 'id', t.id)::text) END AS asked
+  FROM tasks t
+  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND t.state IN (1, 2) AND t.owner IS DISTINCT FROM $4`;
 
 /** Default lease: a dead replica's tasks fail within about this long plus one sweep period. */
 export const DEFAULT_LEASE_MS = 15_000;
