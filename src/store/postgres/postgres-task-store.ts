@@ -21,6 +21,7 @@ import { openPostgres } from "./connection.js";
 import type { OrphanTask } from "../fleet.js";
 import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
 import { PendingUnit } from "./pending-unit.js";
+import { statementName } from "./statement-names.js";
 import type { PostgresStoreOptions } from "./pool.js";
 import { PostgresPushOutbox } from "./push-outbox.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
@@ -146,7 +147,7 @@ export class PostgresTaskStore implements TaskStore {
   /** Runs one statement; a database that cannot be reached is a StoreUnavailableError. */
   private async query<R>(what: string, text: string, values: unknown[]): Promise<R[]> {
     try {
-      return (await this.pool.query(text, values)).rows as R[];
+      return (await this.pool.query({ name: statementName(text), text, values })).rows as R[];
     } catch (e) {
       throw storeError(e, what);
     }
@@ -203,7 +204,7 @@ export class PostgresTaskStore implements TaskStore {
     const values = [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica];
     for (let attempt = 1; ; attempt++) {
       try {
-        const rows = (await this.pool.query<{ pushed: boolean }>(APPLY_UNIT, values)).rows;
+        const rows = (await this.pool.query<{ pushed: boolean }>({ name: statementName(APPLY_UNIT), text: APPLY_UNIT, values })).rows;
         return rows[0]?.pushed === true;
       } catch (e) {
         if (attempt >= UNIT_ATTEMPTS || !conflictRolledBack(e)) throw e;
@@ -308,7 +309,7 @@ export class PostgresTaskStore implements TaskStore {
 
   async getHead(scope: StoreScope, taskId: string): Promise<TaskHead | undefined> {
     const row = (await this.readTask("a task's head", scope, taskId, HEAD_BY_KEY, [this.replica])) as (LoadedRow & { elsewhere: boolean }) | undefined;
-    return row && { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq, runningElsewhere: row.elsewhere };
+    return row && { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq, ...(row.elsewhere ? { runningElsewhere: true } : {}) };
   }
 
   private async load(scope: StoreScope, taskId: string, view: TaskView = {}): Promise<LoadedRow | undefined> {
