@@ -260,27 +260,28 @@ export class PostgresTaskStore implements TaskStore {
     unit.history(scope, taskId, message);
   }
 
-  setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
+  /** Logs the task's next event in the open unit, at the seq predicted from the cache (the database fences on it). */
+  private logEvent(scope: StoreScope, taskId: string, put: (unit: PendingUnit, seq: number) => void): CachedTask {
     const unit = this.unit();
     const entry = this.writing(unit, scope, taskId);
-    const seq = entry.lastSeq + 1;
-    unit.status(scope, taskId, seq, status, event);
-    entry.lastSeq = seq;
+    put(unit, entry.lastSeq + 1);
+    entry.lastSeq += 1;
+    return entry;
+  }
+
+  setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
+    const entry = this.logEvent(scope, taskId, (unit, seq) => unit.status(scope, taskId, seq, status, event));
     entry.state = status.state;
-    return seq;
+    return entry.lastSeq;
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
-    const unit = this.unit();
-    const entry = this.writing(unit, scope, taskId);
-    const seq = entry.lastSeq + 1;
-    unit.artifact(scope, taskId, seq, change, event);
-    entry.lastSeq = seq;
+    const entry = this.logEvent(scope, taskId, (unit, seq) => unit.artifact(scope, taskId, seq, change, event));
     const id = change.artifact.artifactId;
     const was = entry.sealed.get(id);
     // §4.2.2: a replacement is sealed as it says; an append seals, never unseals.
     entry.sealed.set(id, !change.append || was === undefined ? change.lastChunk : was || change.lastChunk);
-    return seq;
+    return entry.lastSeq;
   }
 
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
