@@ -5,6 +5,7 @@ import { BINDINGS, bindingClientFor, CallError, type Binding, type BindingClient
 import { isSettling, senderStreamProblems, subscriberStreamProblems, type LoggedEvent } from "./helpers/event-log.js";
 import { IN_FLIGHT, openFleetDb, type FleetDb } from "./helpers/fleet-database.js";
 import { startHubFleet, type HubFleet } from "./helpers/hub-fleet.js";
+import { post, rpc } from "./helpers/jsonrpc-requests.js";
 import { textOf } from "./helpers/message-text.js";
 import { taskOf, textRequest } from "./helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
@@ -496,6 +497,25 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     expect(log.map((e) => e.event.payload.case)).toEqual(["task", "statusUpdate"]);
     expect(stateOf(await on(fleet, 2, "rest").cancel(t.id))).toBe(TaskState.CANCELED);
     console.info(`postgres-fleet join: 2 follow-ups via replicas 1 and 2 joined the run on replica 0 (no second run, log unchanged); ${secs(Date.now() - started)} s`);
+  }, 60_000);
+
+  it("the send ledger and ListTasks totals are the fleet's: a retry with the same Idempotency-Key on another replica gets the first task, and every replica counts every task", async () => {
+    const started = Date.now();
+    const message = { messageId: "m-ledger", role: "ROLE_USER", parts: [{ text: "hello once" }] };
+    const sendOn = async (r: number, key: string) =>
+      (await post(fleet.at(r).url, rpc("SendMessage", { message: { ...message, messageId: `${key}-on-${r}` } }), { "a2a-version": "1.0", "idempotency-key": key })).json;
+    const first = await sendOn(0, "k-fleet-1");
+    const firstId: string = first.result.task.id;
+    for (const r of [1, 2]) {
+      const again = await sendOn(r, "k-fleet-1");
+      expect(again.result?.task?.id, `the retry on replica ${r}`).toBe(firstId);
+    }
+    const stored = (await db.tasks()).size;
+    for (const r of [0, 1, 2]) {
+      const page = await on(fleet, r, "grpc").list({});
+      expect(page.totalSize, `ListTasks' total on replica ${r}`).toBe(stored);
+    }
+    console.info(`postgres-fleet ledger: a retry by Idempotency-Key on replicas 1 and 2 answered the task created on replica 0; ListTasks totals equal the ${stored} stored tasks on every replica; ${secs(Date.now() - started)} s`);
   }, 60_000);
 
   it("graceful stop (SIGTERM) of a replica: its streams end, clients resume on another replica with Last-Event-ID and miss nothing; its lease row goes and its tasks in flight are failed at once", async () => {
