@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CommandAgent, remoteHostedAgent } from "../src/agents/index.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { trace } from "@opentelemetry/api";
+import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { CommandAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
+import type { AgentExecutor } from "../src/execution/index.js";
 import { startTracing, type TracingHandle } from "../src/telemetry/index.js";
 import { memoryLogger } from "./helpers/memory-logger.js";
 import { textRequest, taskOf } from "./helpers/messages.js";
@@ -170,6 +174,35 @@ describe("OpenTelemetry traces exported over OTLP/HTTP", () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("an agent that publishes after awaits: each of its units of work still nests under its run, and it is handed the run's context", async () => {
+    const seen: string[] = [];
+    const executor: AgentExecutor = {
+      async execute(ctx, sink) {
+        // The hub keeps no AsyncLocalStorage (sync-context.ts): what follows each await is in no span unless handed on.
+        await sleep(20);
+        seen.push(trace.getSpanContext(ctx.traceContext!)!.spanId);
+        sink.status(TaskState.WORKING);
+        await sleep(20);
+        sink.artifact({ artifactId: "a", parts: [{ content: { case: "text", value: "late" } }] });
+        await sleep(20);
+        sink.status(TaskState.COMPLETED);
+      },
+    };
+    const t = await hub({ agents: [{ id: "slow", executor, card: echoCard() }] });
+    const caller = callerSpan();
+    const req = textRequest("x");
+    req.tenant = "slow";
+    await t.client("grpc").sendMessage(req, { headers: { traceparent: caller.traceparent } });
+    const spans = await traceSpans(caller.traceId, (s) => named(s, "agent run").length === 1 && named(s, "store unit of work").length >= 3);
+    const [run] = named(spans, "agent run");
+    expect(seen).toEqual([run!.spanId]);
+    expect(run!.parentSpanId).toBe(serverSpans(spans)[0]!.spanId);
+    // Three turns wrote (working, the artifact, completed): three units, each a child of the run.
+    const units = named(spans, "store unit of work");
+    expect(units.length).toBeGreaterThanOrEqual(3);
+    for (const uow of units) expect(uow.parentSpanId).toBe(run!.spanId);
   });
 
   it("the command agent's program gets the agent run's trace context as TRACEPARENT", async () => {

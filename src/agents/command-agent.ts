@@ -134,7 +134,7 @@ export class CommandAgent implements AgentExecutor {
     env[COMMAND_ENV.taskId] = ctx.taskId;
     // The W3C trace context of the agent run, as OTel SDKs read it from the environment.
     const trace: Record<string, string> = {};
-    propagation.inject(context.active(), trace);
+    propagation.inject(ctx.traceContext ?? context.active(), trace);
     if (trace.traceparent) env.TRACEPARENT = trace.traceparent;
     if (trace.tracestate) env.TRACESTATE = trace.tracestate;
     env[COMMAND_ENV.contextId] = ctx.contextId;

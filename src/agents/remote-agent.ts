@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema, MessageSchema, Role, StreamResponseSchema, type AgentCard, type Message, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName } from "../client/index.js";
+import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName, type CallOptions } from "../client/index.js";
 import type { AgentExecutor, EventSink, ExecutionContext } from "../execution/index.js";
 import { RemoteMirror, type RemoteLink } from "./remote-mirror.js";
 
@@ -36,6 +36,8 @@ interface Run {
   name(link: RemoteLink | undefined): void;
   /** Stops the remote stream. */
   readonly stop: AbortController;
+  /** Every call of the run: stopped with it, and in its trace (the agent run's context, past the awaits). */
+  readonly call: CallOptions;
   /** The cancel hook's work, once CancelTask reached this run. */
   canceling?: Promise<void>;
 }
@@ -118,7 +120,7 @@ export class RemoteAgent implements AgentExecutor {
     if (!link) return;
     try {
       const client = await this.connect();
-      await client.cancel(link.taskId, { timeoutMs: 5_000 });
+      await client.cancel(link.taskId, { timeoutMs: 5_000, traceContext: ctx.traceContext });
     } catch {
       // Already finished remotely (TaskNotCancelable), or unreachable: the local task is canceled regardless.
     }
@@ -144,7 +146,8 @@ export class RemoteAgent implements AgentExecutor {
   private startRun(key: string, ctx: ExecutionContext): Run {
     let resolve!: (link: RemoteLink | undefined) => void;
     const named = new Promise<RemoteLink | undefined>((r) => (resolve = r));
-    const run: Run = { named, name: (link) => resolve(link), stop: new AbortController() };
+    const stop = new AbortController();
+    const run: Run = { named, name: (link) => resolve(link), stop, call: { signal: stop.signal, traceContext: ctx.traceContext } };
     this.runs.set(key, run);
     // On cancel or shutdown: stop listening at once when the remote task is known, else
     // give the remote a moment to name it so that the cancel hook can reach it.
@@ -171,25 +174,25 @@ export class RemoteAgent implements AgentExecutor {
         if (mirror.settled) return;
       }
     };
-    await follow(client.stream({ message }, { signal: run.stop.signal }));
+    await follow(client.stream({ message }, run.call));
     // §3.1.6: a stream that broke off is resumed from the remote task's current state.
     for (let attempt = 0; attempt < RESUBSCRIBE_ATTEMPTS && !mirror.settled && mirror.link && !ctx.signal.aborted; attempt++) {
-      await follow(client.subscribe(mirror.link.taskId, { signal: run.stop.signal }));
+      await follow(client.subscribe(mirror.link.taskId, run.call));
     }
   }
 
   private async polled(client: A2AClient, message: Message, mirror: RemoteMirror, run: Run, ctx: ExecutionContext): Promise<void> {
     // A remote without streaming: send without blocking (§3.2.2), then follow the task by GetTask.
-    const first = await client.send({ message, configuration: { returnImmediately: true } }, { signal: run.stop.signal });
+    const first = await client.send({ message, configuration: { returnImmediately: true } }, run.call);
     if (first.payload.case === "message") mirror.apply(create(StreamResponseSchema, { payload: { case: "message", value: first.payload.value } }));
     else if (first.payload.case === "task") mirror.apply(snapshot(first.payload.value));
     run.link = mirror.link;
     run.name(mirror.link);
     let wait = POLL_MIN_MS;
     while (!mirror.settled && mirror.link && !ctx.signal.aborted) {
-      await sleep(wait, undefined, { signal: run.stop.signal }).catch(() => undefined);
+      await sleep(wait, undefined, run.call).catch(() => undefined);
       if (ctx.signal.aborted) return;
-      const task = await client.get(mirror.link.taskId, { signal: run.stop.signal });
+      const task = await client.get(mirror.link.taskId, run.call);
       mirror.apply(snapshot(task));
       wait = Math.min(wait * 2, POLL_MAX_MS);
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { context, propagation } from "@opentelemetry/api";
+import { context, propagation, type Context } from "@opentelemetry/api";
 import {
   CancelTaskRequestSchema,
   GetTaskRequestSchema,
@@ -64,6 +64,12 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Overrides the client's timeoutMs for this call. */
   readonly timeoutMs?: number;
+  /**
+   * The OpenTelemetry context whose span the call continues (sent as W3C
+   * `traceparent`/`tracestate`); default: the active context when the
+   * call is made.
+   */
+  readonly traceContext?: Context;
 }
 
 type SendInit = MessageInitShape<typeof SendMessageRequestSchema>;
@@ -194,7 +200,7 @@ export class A2AClient {
   private async unary<T>(fn: (c: TransportCall) => Promise<T>, call: CallOptions, operation: string): Promise<T> {
     const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
     try {
-      return await fn({ signal: deadline.signal, headers: traced(this.headers) });
+      return await fn({ signal: deadline.signal, headers: traced(this.headers, call.traceContext ?? context.active()) });
     } catch (e) {
       throw failure(e, deadline, call.signal, operation);
     } finally {
@@ -202,10 +208,15 @@ export class A2AClient {
     }
   }
 
-  private async *streaming(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string): AsyncGenerator<StreamResponse> {
+  /** A stream's headers are taken when it is asked for: its body runs only at the first read, when another context may be active. */
+  private streaming(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string): AsyncGenerator<StreamResponse> {
+    return this.streamed(fn, call, operation, traced(this.headers, call.traceContext ?? context.active()));
+  }
+
+  private async *streamed(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string, headers: Readonly<Record<string, string>>): AsyncGenerator<StreamResponse> {
     const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
     try {
-      for await (const event of fn({ signal: deadline.signal, headers: traced(this.headers) })) {
+      for await (const event of fn({ signal: deadline.signal, headers })) {
         deadline.clear();
         yield event;
       }
@@ -226,13 +237,13 @@ function failure(e: unknown, deadline: Deadline, callerSignal: AbortSignal | und
 }
 
 /**
- * The call's headers plus the W3C trace context of the active span
+ * The call's headers plus the W3C trace context of the call's span
  * (`traceparent`, `tracestate`), so that a hub calling a remote agent and
  * the agent's own spans form one trace; the headers unchanged when no
  * tracer is set up.
  */
-function traced(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+function traced(headers: Readonly<Record<string, string>>, traceContext: Context): Readonly<Record<string, string>> {
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(traceContext, carrier);
   return carrier.traceparent === undefined ? headers : { ...headers, ...carrier };
 }

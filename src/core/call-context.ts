@@ -4,6 +4,7 @@ import {
   type HandlerContext,
 } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";
+import type { Context } from "@opentelemetry/api";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import type { OverflowDrop } from "../execution/index.js";
 
@@ -55,6 +56,14 @@ export const serviceParamsKey = createContextKey<ServiceParams>(
  * drop the connection or HTTP/2 stream. Set by the binding from the server.
  */
 export const overflowDropKey = createContextKey<OverflowDrop | undefined>(undefined, { description: "a2a-hub overflow drop" });
+
+/**
+ * Context value with the call's OpenTelemetry context (its server span),
+ * set by the telemetry probe when tracing is on, so that the run a call
+ * starts after an await still nests under it (the hub keeps no
+ * AsyncLocalStorage: telemetry/sync-context.ts).
+ */
+export const traceContextKey = createContextKey<Context | undefined>(undefined, { description: "a2a-hub trace context" });
 
 /** The caller scope of a handler call. */
 export function scopeOf(ctx: HandlerContext): CallScope {

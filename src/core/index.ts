@@ -9,6 +9,7 @@ export {
   overflowDropKey,
   scopeOf,
   serviceParamsKey,
+  traceContextKey,
   type CallScope,
   type FacadeCallInit,
   type ServiceParams,

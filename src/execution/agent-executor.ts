@@ -1,5 +1,6 @@
 import type { Message, StreamResponse, Task, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { Context } from "@opentelemetry/api";
 import type { ArtifactSchema, MessageSchema } from "../../gen/a2a/v1/a2a_pb.js";
 
 /** What an agent is told about the message it is asked to handle. */
@@ -17,6 +18,13 @@ export interface ExecutionContext {
   readonly agentId: string;
   /** Extension URIs the client activated for this request (§4.6). */
   readonly extensions: readonly string[];
+  /**
+   * The OpenTelemetry context of this run when tracing is on: pass it to
+   * outbound calls (the A2A client's `traceContext` call option,
+   * `propagation.inject`) so that they join the caller's trace. The hub
+   * does not keep the context across awaits for you.
+   */
+  readonly traceContext?: Context;
 }
 
 /** Options of an artifact event (§4.2.2). */

@@ -1,5 +1,5 @@
 import { create, toJson, type JsonValue } from "@bufbuild/protobuf";
-import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from "@opentelemetry/api";
 import { StreamResponseSchema, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
 import type { Logger } from "../core/index.js";
 import type { PushDelivery, TaskStore } from "../store/index.js";
@@ -87,6 +87,13 @@ export class PushDeliveryWorker {
   /** A pass is reading the outbox (a networked store answers later); a kick meanwhile asks for another. */
   private pumping = false;
   private pumpAgain = false;
+  /**
+   * The trace context of the commit that last announced deliveries (the
+   * store's unit of work, in the trace of the call whose run wrote it):
+   * the deliveries a pass starts are its children. Kept by hand because
+   * the hub's context does not cross awaits (telemetry/sync-context.ts).
+   */
+  private wokenIn: Context = ROOT_CONTEXT;
 
   constructor(
     private readonly store: TaskStore,
@@ -103,7 +110,10 @@ export class PushDeliveryWorker {
   }
 
   start(): void {
-    this.store.onOutbox = () => this.kick();
+    this.store.onOutbox = () => {
+      this.wokenIn = context.active();
+      this.kick();
+    };
     this.kick();
   }
 
@@ -157,12 +167,15 @@ export class PushDeliveryWorker {
 
   /** One look at the outbox: start what is due, and set a timer for what falls due next. */
   private async pass(): Promise<void> {
+    // Deliveries a timer or a retry brings due later start traces of their own.
+    const woken = this.wokenIn;
+    this.wokenIn = ROOT_CONTEXT;
     const room = this.concurrency - this.inFlight.size;
     if (room > 0) {
       for (const d of await this.store.dueDeliveries(Date.now(), room + this.inFlight.size)) {
         if (this.stopped) return;
         if (this.inFlight.has(d.id) || this.inFlight.size >= this.concurrency) continue;
-        const job = this.deliver(d).finally(() => {
+        const job = this.deliver(d, woken).finally(() => {
           this.inFlight.delete(d.id);
           this.kick();
         });
@@ -180,24 +193,23 @@ export class PushDeliveryWorker {
   }
 
   /** One delivery inside its span; the receiver gets the span's W3C trace context. */
-  private deliver(d: PushDelivery): Promise<void> {
+  private async deliver(d: PushDelivery, parent: Context): Promise<void> {
     const attributes = { "a2a.task_id": d.taskId, "a2a.agent": d.scope.agentId, "a2a.push.seq": d.seq, "a2a.push.attempt": d.attempts + 1 };
-    return tracer().startActiveSpan("push delivery", { kind: SpanKind.CLIENT, attributes }, async (span) => {
-      try {
-        const result = await this.attempt(d);
-        span.setAttribute("a2a.push.result", result ?? "left pending");
-        if (result !== "sent") span.setStatus({ code: SpanStatusCode.ERROR, message: result ?? "left pending" });
-      } finally {
-        span.end();
-      }
-    });
+    const span = tracer().startSpan("push delivery", { kind: SpanKind.CLIENT, attributes }, parent);
+    try {
+      const result = await this.attempt(d, trace.setSpan(parent, span));
+      span.setAttribute("a2a.push.result", result ?? "left pending");
+      if (result !== "sent") span.setStatus({ code: SpanStatusCode.ERROR, message: result ?? "left pending" });
+    } finally {
+      span.end();
+    }
   }
 
-  private async attempt(d: PushDelivery): Promise<"sent" | "retried" | "dead" | undefined> {
+  private async attempt(d: PushDelivery, traceContext: Context): Promise<"sent" | "retried" | "dead" | undefined> {
     let outcome: WebhookOutcome;
     const started = performance.now();
     const headers = headersFor(d);
-    propagation.inject(context.active(), headers);
+    propagation.inject(traceContext, headers);
     try {
       outcome = await postWebhook({ url: d.config.url, body: payloadJson(d, this.encoders), headers, timeoutMs: this.timeoutMs }, this.policy);
     } catch (e) {

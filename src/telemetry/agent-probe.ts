@@ -1,27 +1,43 @@
-import { SpanStatusCode } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace, type Context } from "@opentelemetry/api";
 import type { HostedAgent } from "../core/index.js";
+import type { EventSink } from "../execution/index.js";
 import { hubTracer } from "./trace-context.js";
 
 /**
  * The agent with each run inside a span, a child of the operation's server
- * span (the run starts in its context): what the agent does, its outbound
- * calls (remote agents, a command's TRACEPARENT) included, nests under it.
+ * span (handed on in ExecutionContext.traceContext): the agent is given
+ * the run span's context for its outbound calls (remote agents, a
+ * command's TRACEPARENT), and every event it publishes is stored in that
+ * context, so the unit of work that writes it nests under the run even
+ * when the agent publishes after an await (sync-context.ts).
  */
 export function instrumentAgent(agent: HostedAgent): HostedAgent {
   const inner = agent.executor;
   const executor: HostedAgent["executor"] = {
-    execute: (ctx, sink) =>
-      hubTracer().startActiveSpan("agent run", { attributes: { "a2a.agent": agent.id, "a2a.task_id": ctx.taskId, "a2a.context_id": ctx.contextId, "a2a.tenant": ctx.tenant } }, async (span) => {
-        try {
-          return await inner.execute(ctx, sink);
-        } catch (e) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
-          throw e;
-        } finally {
-          span.end();
-        }
-      }),
+    execute: async (ctx, sink) => {
+      const parent = ctx.traceContext ?? context.active();
+      const span = hubTracer().startSpan("agent run", { attributes: { "a2a.agent": agent.id, "a2a.task_id": ctx.taskId, "a2a.context_id": ctx.contextId, "a2a.tenant": ctx.tenant } }, parent);
+      const runContext = trace.setSpan(parent, span);
+      try {
+        return await context.with(runContext, () => inner.execute({ ...ctx, traceContext: runContext }, tracedSink(sink, runContext)));
+      } catch (e) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
+        throw e;
+      } finally {
+        span.end();
+      }
+    },
   };
   if (inner.cancel) executor.cancel = (ctx, sink) => inner.cancel!.call(inner, ctx, sink);
   return { ...agent, executor };
+}
+
+/** The sink with each event stored while the run's context is active. */
+function tracedSink(sink: EventSink, runContext: Context): EventSink {
+  return {
+    status: (state, message) => context.with(runContext, () => sink.status(state, message)),
+    artifact: (artifact, options) => context.with(runContext, () => sink.artifact(artifact, options)),
+    reply: (message) => context.with(runContext, () => sink.reply(message)),
+    publish: (event) => context.with(runContext, () => sink.publish(event)),
+  };
 }

@@ -5,7 +5,7 @@ import type { HandlerContext } from "@connectrpc/connect";
 import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import type { Gauge } from "prom-client";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
-import { scopeOf, type A2AServiceApi, type SequencedEvent } from "../core/index.js";
+import { scopeOf, traceContextKey, type A2AServiceApi, type SequencedEvent } from "../core/index.js";
 import type { HubMetrics } from "./hub-metrics.js";
 import { idsOf, OK, outcomeOf } from "./request-outcome.js";
 import type { Tally } from "./tallied-counter.js";
@@ -88,6 +88,8 @@ class Call {
         parent,
       );
       this.ctx = trace.setSpan(parent, this.span);
+      // Handed on by hand past the operation's awaits (sync-context.ts): the run it starts nests under the server span.
+      handler.values.set(traceContextKey, this.ctx);
     }
     if (this.span || probe.options.log) idsOf(req, this.ids);
   }

@@ -1,7 +1,7 @@
 // The module's binding, not the global: in Node 20 `globalThis.performance`
 // is a lazy getter that runs on every access, several times per request.
 import { performance } from "node:perf_hooks";
-import { SpanStatusCode, type Span } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../core/index.js";
 import type { TaskStore } from "../store/index.js";
@@ -22,6 +22,8 @@ interface ObservedUnit {
   readonly start: number;
   writes: number;
   readonly span: Span | undefined;
+  /** The unit span's context: its commit runs in it, so the push deliveries it wakes join the trace. */
+  readonly context: Context | undefined;
 }
 
 /**
@@ -80,8 +82,10 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
       store.putPushConfig(scope, config, version);
     },
     beginBatch() {
-      const span = tracing ? hubTracer().startSpan("store unit of work", { attributes: { "db.system": system } }) : undefined;
-      unit = { start: performance.now(), writes: 0, span };
+      // The first write of the turn opens the unit, in its run's context (a traced sink's, agent-probe.ts).
+      const parent = tracing ? context.active() : undefined;
+      const span = parent && hubTracer().startSpan("store unit of work", { attributes: { "db.system": system } }, parent);
+      unit = { start: performance.now(), writes: 0, span, context: span && trace.setSpan(parent, span) };
       store.beginBatch();
     },
     commitBatch() {
@@ -89,7 +93,7 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
       unit = undefined;
       let pending;
       try {
-        pending = store.commitBatch();
+        pending = u?.context ? context.with(u.context, () => store.commitBatch()) : store.commitBatch();
       } catch (e) {
         ended(u, false);
         throw e;

@@ -1,4 +1,5 @@
 import { context, propagation, trace } from "@opentelemetry/api";
+import { SyncContextManager } from "./sync-context.js";
 
 /** Tracing as the config file asks for it; the standard OTEL_* variables win over it. */
 export interface TracingConfig {
@@ -32,8 +33,8 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 /**
  * Starts the OpenTelemetry SDK for this process when asked (see
  * tracingRequested), exporting OTLP http/protobuf in batches, with W3C
- * trace context propagation and an AsyncLocalStorage context manager, so
- * that the spans the hub starts through @opentelemetry/api record and nest.
+ * trace context propagation and a synchronous context manager, so that
+ * the spans the hub starts through @opentelemetry/api record and nest.
  * Returns undefined, and installs nothing, otherwise. The provider is
  * global: call it once per process.
  */
@@ -54,7 +55,8 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
     ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config?.sampleRatio ?? 1) }) }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) })],
   });
-  provider.register();
+  // No AsyncLocalStorage: see sync-context.ts for why and how the hub carries the context instead.
+  provider.register({ contextManager: new SyncContextManager() });
   return {
     flush: () => provider.forceFlush(),
     shutdown: async () => {

@@ -62,6 +62,7 @@ export class RunLifecycle {
       tenant: run.scope.tenant,
       agentId: run.agent.id,
       extensions: run.options.extensions,
+      traceContext: run.options.traceContext,
     };
     const sink = this.deps.events.sinkFor(run);
     run.context = context;

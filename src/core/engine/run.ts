@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { Context } from "@opentelemetry/api";
 import { MessageSchema, Role, TaskState, type Message, type Task, type TaskPushNotificationConfig } from "../../../gen/a2a/v1/a2a_pb.js";
 import { EventBus, type EventSink, type ExecutionContext } from "../../execution/index.js";
 import type { SendKey, StoreScope } from "../../store/index.js";
@@ -22,6 +23,8 @@ export interface RunOptions {
   readonly extensions: readonly string[];
   /** §3.3.1: the ledger key and fingerprint of the send; its outcome is recorded with the task so a retry finds it. */
   readonly record?: { readonly key: SendKey; readonly fingerprint: Uint8Array };
+  /** The OpenTelemetry context of the call that started the run, handed on to the agent. */
+  readonly traceContext?: Context;
 }
 
 /** Where a task lives: enough to write its status. A Run is one. */

@@ -11,7 +11,7 @@ import {
 import type { SentMessage, StoreScope } from "../../store/index.js";
 import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
-import { serviceParamsKey } from "../call-context.js";
+import { serviceParamsKey, traceContextKey } from "../call-context.js";
 import { activatedExtensions, resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
@@ -75,6 +75,7 @@ async function prepare(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequ
       version: pushVersion(params.version),
       extensions: activatedExtensions(c.agent, params.extensions),
       record: claim.record,
+      traceContext: ctx.values.get(traceContextKey),
     };
     const existing = c.message.taskId ? await continuable(deps, c.scope, c.message) : undefined;
     // A message that starts an agent run counts against the tenant's runs; one that joins a run does not.
