@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { create, equals } from "@bufbuild/protobuf";
+import { create, equals, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -213,6 +213,49 @@ describe("SQLite store: task rows", () => {
     store.close();
     store = new SqliteTaskStore({ filename: file });
     expect(readsBack()).toBe(true);
+  });
+
+  it("a task this store created reads back from memory to the byte as its rows read after a reopen, whatever the view", () => {
+    store.close();
+    store = new SqliteTaskStore({ filename: file, maxHistoryMessages: 3 });
+    const artifact = (artifactId: string, name: string, ...texts: string[]) =>
+      create(ArtifactSchema, { artifactId, name, parts: texts.map((t) => ({ content: { case: "text" as const, value: t } })) });
+    const change = (id: string, a: ReturnType<typeof artifact>, append: boolean, lastChunk: boolean) =>
+      store.changeArtifact(scope, id, { artifact: a, append, lastChunk }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact: a, append, lastChunk } } }));
+    createTask("m");
+    setStatus("m", TaskState.WORKING, "started");
+    change("m", artifact("x", "first head", "x1"), false, false);
+    // An appended chunk keeps the first head; a replacement (append false) takes the new one and drops the parts.
+    change("m", artifact("x", "ignored head", "x2", "x3"), true, true);
+    change("m", artifact("y", "y head", "y1"), true, false);
+    change("m", artifact("z", "z head", "z1"), false, false);
+    change("m", artifact("z", "z again", "z2"), false, true);
+    store.beginBatch();
+    store.appendHistory(scope, "m", message("m", "more"));
+    setStatus("m", TaskState.INPUT_REQUIRED, "which?");
+    store.commitBatch();
+    // A task whose children pass the bound of what is held is read from its rows.
+    createTask("big");
+    change("big", artifact("b", "big", "b".repeat(300_000)), false, false);
+    setStatus("big", TaskState.COMPLETED, "done");
+
+    const views = [undefined, { historyLength: 0 }, { historyLength: 2 }, { historyLength: 9 }, { includeArtifacts: false }];
+    const read = () =>
+      ["m", "big"].flatMap((id) => [
+        ...views.map((v) => Buffer.from(toBinary(TaskSchema, store.getTask(scope, id, v)!)).toString("base64")),
+        String(["x", "y", "z", "none"].map((a) => store.artifactSealed(scope, id, a))),
+      ]);
+    const hot = read();
+    expect(store.getTask(scope, "m")?.history.map((m) => m.parts[0]?.content.value)).toEqual(["started", "more", "which?"]);
+    expect(store.getTask(scope, "m")?.artifacts.map((a) => [a.name, ...a.parts.map((p) => p.content.value)])).toEqual([
+      ["first head", "x1", "x2", "x3"],
+      ["y head", "y1"],
+      ["z again", "z2"],
+    ]);
+    expect(hot[5]).toBe("true,false,true,");
+    store.close();
+    store = new SqliteTaskStore({ filename: file, maxHistoryMessages: 3 });
+    expect(read()).toEqual(hot);
   });
 
   it("a rolled-back batch is forgotten: its tasks are gone and the stored ones read as stored", () => {

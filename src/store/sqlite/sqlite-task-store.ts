@@ -30,6 +30,7 @@ import { TaskArtifacts } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
 import { artifactRows, creationRows, statusRows } from "../encoding/index.js";
+import type { HeldChildren } from "./held-children.js";
 import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
 import { PushDeliveryLog } from "./push-delivery-log.js";
@@ -37,7 +38,7 @@ import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
-import { TaskRecords, type TaskRecord } from "./task-records.js";
+import { RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
 /** Options of the SQLite store. */
@@ -77,8 +78,9 @@ export class SqliteTaskStore implements TaskStore {
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
     this.rows = new TaskRows(this.db);
-    this.records = new TaskRecords(this.rows);
-    this.history = new TaskHistory(this.db, options.maxHistoryMessages ?? Number.POSITIVE_INFINITY);
+    const maxHistoryMessages = options.maxHistoryMessages ?? Number.POSITIVE_INFINITY;
+    this.records = new TaskRecords(this.rows, { ...RECORD_LIMITS, maxHistoryMessages });
+    this.history = new TaskHistory(this.db, maxHistoryMessages);
     this.artifacts = new TaskArtifacts(this.db);
     this.events = new EventLog(this.db);
     this.ledger = new SendLedger(this.db);
@@ -181,7 +183,7 @@ export class SqliteTaskStore implements TaskStore {
         historyCount: task.history.length,
         artifactCount: 0,
         mayPush: false,
-      });
+      }, rows.history);
       return 1;
     });
   }
@@ -191,7 +193,8 @@ export class SqliteTaskStore implements TaskStore {
     return r && { id: r.id, contextId: r.contextId, state: r.state, lastSeq: r.lastSeq };
   }
 
-  private load(r: TaskSource, view: TaskView = {}): Task {
+  /** A Task from its row (or record) and its children: held ones when the record has them, else read from their tables. */
+  private load(r: TaskSource & { held?: HeldChildren }, view: TaskView = {}): Task {
     const task = create(TaskSchema, {
       id: r.id,
       contextId: r.contextId,
@@ -200,10 +203,10 @@ export class SqliteTaskStore implements TaskStore {
     });
     // The row's counters say when a child table has nothing to give.
     if (r.historyCount > 0) {
-      const history = this.history.read(r.pk, view.historyLength);
+      const history = r.held ? r.held.readHistory(view.historyLength) : this.history.read(r.pk, view.historyLength);
       if (history) task.history = history;
     }
-    if (view.includeArtifacts !== false && r.artifactCount > 0) task.artifacts = this.artifacts.read(r.pk);
+    if (view.includeArtifacts !== false && r.artifactCount > 0) task.artifacts = r.held ? r.held.readArtifacts() : this.artifacts.read(r.pk);
     return task;
   }
 
@@ -227,7 +230,8 @@ export class SqliteTaskStore implements TaskStore {
   appendHistory(scope: StoreScope, taskId: string, message: Message): void {
     this.write(() => {
       const r = this.records.get(scope, taskId);
-      this.records.apply(r, { historyCount: this.addHistory(r, toBinary(MessageSchema, message)) });
+      const bytes = toBinary(MessageSchema, message);
+      this.records.apply(r, { historyCount: this.addHistory(r, bytes), message: bytes });
     });
   }
 
@@ -238,14 +242,14 @@ export class SqliteTaskStore implements TaskStore {
       const historyCount = rows.message ? this.addHistory(r, rows.message) : r.historyCount;
       const lastSeq = this.logEvent(r, event, rows.event);
       const values = { state: status.state, bytes: rows.status, statusMs: statusMs(status), touch: ++this.touchCounter };
-      this.records.apply(r, { status: values, lastSeq, historyCount });
+      this.records.apply(r, { status: values, lastSeq, historyCount, message: rows.message });
       return lastSeq;
     });
   }
 
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
     const r = this.records.find(scope, taskId);
-    return r && this.artifacts.sealed(r.pk, artifactId);
+    return r && (r.held ? r.held.sealed(artifactId) : this.artifacts.sealed(r.pk, artifactId));
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
@@ -254,7 +258,8 @@ export class SqliteTaskStore implements TaskStore {
       const rows = artifactRows(event, change.artifact);
       const created = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts });
       const lastSeq = this.logEvent(r, event, rows.event);
-      this.records.apply(r, { lastSeq, artifactCount: created ? r.artifactCount + 1 : r.artifactCount });
+      const artifact = { change, head: rows.head, parts: rows.parts };
+      this.records.apply(r, { lastSeq, artifactCount: created ? r.artifactCount + 1 : r.artifactCount, artifact });
       return lastSeq;
     });
   }

@@ -1,5 +1,6 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
+import { HeldChildren, type ArtifactRowsChange } from "./held-children.js";
 import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
@@ -24,6 +25,8 @@ export interface TaskRecord extends NewTaskRow {
   /** False only when the task is known to have no push config: its events then owe no webhook. */
   mayPush: boolean;
   pending: Pending;
+  /** Its history and artifact rows, when this process created the task and they fit the bound (held-children.ts). */
+  held?: HeldChildren;
 }
 
 /** A new status of a task, encoded, with its place in ListTasks' order. */
@@ -40,22 +43,31 @@ export interface RecordChange {
   readonly lastSeq?: number;
   readonly historyCount?: number;
   readonly artifactCount?: number;
+  /** The message the write added to the history, encoded. */
+  readonly message?: Uint8Array;
+  /** The artifact change the write stored. */
+  readonly artifact?: ArtifactRowsChange;
 }
 
-/** How many task rows are held, and how many bytes of status and metadata at most. */
+/** How many task rows are held, and how many bytes of status, metadata and held children at most. */
 export interface RecordLimits {
   readonly maxRecords: number;
   readonly maxBytes: number;
+  /** The history bound the store keeps (history.ts), which held children follow. */
+  readonly maxHistoryMessages: number;
 }
 
-const DEFAULT_LIMITS: RecordLimits = { maxRecords: 10_000, maxBytes: 16 * 1024 * 1024 };
+export const RECORD_LIMITS: RecordLimits = { maxRecords: 10_000, maxBytes: 16 * 1024 * 1024, maxHistoryMessages: Number.POSITIVE_INFINITY };
+
+/** One task's children may take this share of the bytes at most; a bigger task is read from its rows. */
+const HELD_SHARE = 64;
 
 function keyOf(tenant: string, agent: string, id: string): string {
   return `${tenant}\u0000${agent}\u0000${id}`;
 }
 
 function sizeOf(r: TaskRecord): number {
-  return r.status.length + (r.metadata?.length ?? 0);
+  return r.status.length + (r.metadata?.length ?? 0) + (r.held?.bytes ?? 0);
 }
 
 /**
@@ -90,8 +102,9 @@ export class TaskRecords {
 
   constructor(
     private readonly rows: TaskRows,
-    private readonly limits: RecordLimits = DEFAULT_LIMITS,
+    private readonly limits: RecordLimits = RECORD_LIMITS,
   ) {}
+
 
   /** The record of a task, read from the table on first use; undefined when no such task exists. */
   find(scope: StoreScope, taskId: string): TaskRecord | undefined {
@@ -119,9 +132,11 @@ export class TaskRecords {
     return this.nextPk++;
   }
 
-  /** Holds the record of a new task; its row is inserted by `flush`. */
-  created(row: Omit<TaskRecord, "pending">): void {
-    const record: TaskRecord = { ...row, pending: Pending.Row };
+  /** Holds the record of a new task, and its first history messages (encoded); its row is inserted by `flush`. */
+  created(row: Omit<TaskRecord, "pending" | "held">, history: readonly Uint8Array[]): void {
+    const held = new HeldChildren(this.limits.maxHistoryMessages);
+    for (const m of history) held.addMessage(m);
+    const record: TaskRecord = { ...row, pending: Pending.Row, held: this.fits(held) ? held : undefined };
     this.hold(keyOf(row.tenant, row.agent, row.id), record);
     this.dirty.add(record);
   }
@@ -129,8 +144,13 @@ export class TaskRecords {
   /** Applies a write's changes to its record, once every statement of the write succeeded; `flush` writes them. */
   apply(record: TaskRecord, change: RecordChange): void {
     let pending = Pending.Counters;
+    this.bytes -= sizeOf(record);
+    if (record.held) {
+      if (change.message) record.held.addMessage(change.message);
+      if (change.artifact) record.held.applyArtifact(change.artifact);
+      if (!this.fits(record.held)) record.held = undefined;
+    }
     if (change.status) {
-      this.bytes += change.status.bytes.length - record.status.length;
       record.state = change.status.state;
       record.status = change.status.bytes;
       record.statusMs = change.status.statusMs;
@@ -141,6 +161,7 @@ export class TaskRecords {
     if (change.historyCount !== undefined) record.historyCount = change.historyCount;
     if (change.artifactCount !== undefined) record.artifactCount = change.artifactCount;
     if (pending > record.pending) record.pending = pending;
+    this.bytes += sizeOf(record);
     this.dirty.add(record);
   }
 
@@ -162,6 +183,10 @@ export class TaskRecords {
     this.dirty.clear();
     this.bytes = 0;
     this.nextPk = undefined;
+  }
+
+  private fits(held: HeldChildren): boolean {
+    return held.bytes <= this.limits.maxBytes / HELD_SHARE;
   }
 
   private hold(key: string, record: TaskRecord): TaskRecord {

@@ -1,0 +1,95 @@
+import { ArtifactSchema, MessageSchema, PartSchema, type Artifact, type Message } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { ArtifactChange } from "../task-store.js";
+import { decode } from "../encoding/index.js";
+
+/** An artifact as its rows hold it: the head (no parts), the parts, and whether a lastChunk sealed it. */
+interface HeldArtifact {
+  readonly id: string;
+  head: Uint8Array;
+  parts: Uint8Array[];
+  sealed: boolean;
+}
+
+/** An artifact change, encoded as the `artifacts` and `artifact_parts` rows take it. */
+export interface ArtifactRowsChange {
+  readonly change: ArtifactChange;
+  readonly head: Uint8Array;
+  readonly parts: readonly Uint8Array[];
+}
+
+/**
+ * The `history`, `artifacts` and `artifact_parts` rows of a task this
+ * process created, held beside its record in the same bytes the rows
+ * hold. A blocking SendMessage answers with the task it just wrote
+ * (§3.1.1); reading those rows back was two queries per answer. Reads
+ * decode these bytes exactly as they would decode the rows, so an answer
+ * is the same to the byte. Kept true by the same rules as the record: it
+ * changes only after every statement of a write succeeded, and is dropped
+ * with the record when a transaction rolls back (task-records.ts).
+ */
+export class HeldChildren {
+  /** The kept history, oldest first (history.ts drops the oldest beyond the bound alike). */
+  private readonly history: Uint8Array[] = [];
+  /** In the order they first appeared (their `ord`). */
+  private readonly artifacts: HeldArtifact[] = [];
+  private size = 0;
+
+  constructor(private readonly maxMessages: number) {}
+
+  /** Bytes held, for the records' bound. */
+  get bytes(): number {
+    return this.size;
+  }
+
+  addMessage(message: Uint8Array): void {
+    this.history.push(message);
+    this.size += message.length;
+    while (this.history.length > this.maxMessages) this.size -= this.history.shift()!.length;
+  }
+
+  /** Mirrors TaskArtifacts.apply: a new artifact, a replacement (§4.2.2: append false) or appended parts under the first head. */
+  applyArtifact(write: ArtifactRowsChange): void {
+    const { change, head, parts } = write;
+    const held = this.artifacts.find((a) => a.id === change.artifact.artifactId);
+    if (!held) {
+      this.artifacts.push({ id: change.artifact.artifactId, head, parts: [...parts], sealed: change.lastChunk });
+      this.size += bytesOf(head, parts);
+    } else if (!change.append) {
+      this.size += bytesOf(head, parts) - bytesOf(held.head, held.parts);
+      held.head = head;
+      held.parts = [...parts];
+      held.sealed = change.lastChunk;
+    } else {
+      held.parts.push(...parts);
+      held.sealed ||= change.lastChunk;
+      this.size += bytesOf(undefined, parts);
+    }
+  }
+
+  /** Whether the artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
+  sealed(artifactId: string): boolean | undefined {
+    return this.artifacts.find((a) => a.id === artifactId)?.sealed;
+  }
+
+  /** As TaskHistory.read: §3.2.4 undefined = the whole history, 0 = none, n = the n most recent, oldest first. */
+  readHistory(historyLength: number | undefined): Message[] | undefined {
+    if (historyLength !== undefined && historyLength <= 0) return undefined;
+    const kept = historyLength === undefined ? this.history : this.history.slice(-historyLength);
+    return kept.map((m) => decode(MessageSchema, m));
+  }
+
+  /** As TaskArtifacts.read: the artifacts in the order they first appeared, with their parts. */
+  readArtifacts(): Artifact[] {
+    return this.artifacts.map((a) => {
+      const artifact = decode(ArtifactSchema, a.head);
+      for (const p of a.parts) artifact.parts.push(decode(PartSchema, p));
+      return artifact;
+    });
+  }
+}
+
+function bytesOf(head: Uint8Array | undefined, parts: readonly Uint8Array[]): number {
+  let n = head?.length ?? 0;
+  for (const p of parts) n += p.length;
+  return n;
+}
