@@ -89,10 +89,14 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   };
   const rootCard = (req: HttpRequest): AgentCard =>
     publicCard(core.agents.get(core.agents.defaultAgentId)!, baseUrl(req), ROOT_INTERFACES, { bearerAuth });
-  /** The card a facade negotiates extensions against: the addressed agent's, else the default one. */
+  /**
+   * The card a facade negotiates extensions against (§3.2.6): the addressed agent's, else the default one.
+   * Only its declared extensions are read, which the public card copies from the agent's own card: that one
+   * is given, not a public card built (interface URLs and all) for every request.
+   */
   const cardOf = (req: HttpRequest): AgentCard => {
     const id = admissions.get(req)?.agentId;
-    return (id !== undefined && agentCard(req, id)) || rootCard(req);
+    return ((id !== undefined && core.agents.get(id)) || core.agents.get(core.agents.defaultAgentId)!).card;
   };
 
   const refusal = (req: HttpRequest): JsonRpcRefusal | undefined => {
