@@ -1,12 +1,12 @@
 import {
   createContextKey,
-  createHandlerContext,
   type HandlerContext,
 } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { Context } from "@opentelemetry/api";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import type { OverflowDrop } from "../execution/index.js";
+import { callContext } from "./handler-context.js";
 
 /** The tenant used until bearer authentication maps tokens to tenants. */
 export const DEFAULT_TENANT = "default";
@@ -89,14 +89,13 @@ export interface FacadeCallInit {
  * with the same context values connect-node would give it.
  */
 export function facadeCallContext(init: FacadeCallInit): HandlerContext {
-  const ctx = createHandlerContext({
-    service: A2AService,
-    method: init.method as never,
+  // A facade call has no deadline: the lean context (handler-context.ts), on the facade's own signal.
+  const ctx = callContext({
+    method: init.method,
     protocolName: init.protocolName,
-    requestMethod: "POST",
     url: init.url ?? `/${A2AService.typeName}/${init.method.name}`,
-    requestSignal: init.signal,
-    requestHeader: init.requestHeader,
+    signal: init.signal ?? new AbortController().signal,
+    requestHeader: init.requestHeader instanceof Headers ? init.requestHeader : new Headers(init.requestHeader),
   });
   if (init.scope) ctx.values.set(callScopeKey, init.scope);
   if (init.params) ctx.values.set(serviceParamsKey, init.params);

@@ -1,10 +1,10 @@
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
 import { EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { toConnectError } from "./connect-errors.js";
 import { joined, readRequestBody } from "./request-body.js";
-import { CLIENT_GONE, directContext, FINISHED, judgeCall, type DirectRouteOptions } from "./direct-context.js";
+import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import type { UnaryRoute } from "./grpc-unary-route.js";
 
 /** A unary RPC with its Connect codecs, as connect-node builds them (its read and write limits included). */
@@ -52,7 +52,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     if (!ended) gone.abort(CLIENT_GONE);
   });
   const timeout = parseTimeout(headerValue(req, "connect-timeout-ms") ?? null, Number.MAX_SAFE_INTEGER);
-  const { ctx, values } = directContext(req, entry.route.method, "connect", timeout.timeoutMs, gone.signal);
+  const { ctx, values, finish } = directContext(req, entry.route.method, "connect", timeout.timeoutMs, gone.signal);
   let status = 200;
   let body: Uint8Array;
   try {
@@ -60,7 +60,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     const bytes = await readUnaryBody(req, options.readMaxBytes, ctx.signal);
     const input = entry.serialization.getI(binary).parse(bytes);
     const extensions = judgeCall(options, req, values);
-    const output = await entry.route.invoke(options.service, input, ctx as HandlerContext);
+    const output = await entry.route.invoke(options.service, input, ctx);
     body = entry.serialization.getO(binary).serialize(output as never);
     // §10.2: the activated extensions are echoed with the answer, as the interceptor does.
     if (extensions) headers[EXTENSIONS_HEADER] = extensions;
@@ -71,7 +71,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     error.metadata.forEach((value, key) => (headers[key] = value));
     body = errorToJsonBytes(error, undefined);
   }
-  if (timeout.timeoutMs !== undefined) ctx.abort(FINISHED);
+  finish();
   if (gone.signal.aborted || res.writableEnded) return;
   ended = true;
   headers["content-length"] = String(body.byteLength);

@@ -1,8 +1,8 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, createHandlerContext, type ContextValues } from "@connectrpc/connect";
+import { Code, ConnectError, createHandlerContext, type ContextValues, type HandlerContext } from "@connectrpc/connect";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { AccessGuard } from "../../auth/index.js";
-import { callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
+import { callContext, callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
 import { EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type HttpRequest } from "../http/index.js";
 import { rpcCallScope } from "./access-interceptor.js";
 import { rpcContextValues } from "./context-values.js";
@@ -22,27 +22,44 @@ export interface DirectRouteOptions {
   readonly readMaxBytes: number;
 }
 
-/** A handler context as connect-node makes it for a call, with the values the interceptors fill in later. */
+/** A direct call's context, the values the interceptors fill in later, and what ends its deadline timer once it finished. */
+export interface DirectContext {
+  readonly ctx: HandlerContext;
+  readonly values: ContextValues;
+  readonly finish: () => void;
+}
+
+const noTimer = (): void => {};
+
+/**
+ * A handler context with what connect-node gives a call. With a deadline,
+ * connect-node's own (its signal aborts when the deadline passes); without
+ * one, the lean context on the call's signal (core/handler-context.ts).
+ */
 export function directContext(
   req: HttpRequest,
   method: DescMethod,
   protocolName: "grpc" | "grpc-web" | "connect",
   timeoutMs: number | undefined,
   requestSignal: AbortSignal,
-): { ctx: ReturnType<typeof createHandlerContext>; values: ContextValues } {
+): DirectContext {
   const values = rpcContextValues(req);
+  const url = req.url ?? "";
+  const requestHeader = requestHeaders(req);
+  if (timeoutMs === undefined) return { ctx: callContext({ method, protocolName, url, signal: requestSignal, requestHeader, values }), values, finish: noTimer };
   const ctx = createHandlerContext({
     service: A2AService,
     method: method as never,
     protocolName,
     requestMethod: "POST",
-    url: req.url ?? "",
+    url,
     timeoutMs,
     requestSignal,
-    requestHeader: requestHeaders(req),
+    requestHeader,
     contextValues: values,
   });
-  return { ctx, values };
+  // The deadline timer of a call that ended in time must not fire later.
+  return { ctx, values, finish: () => ctx.abort(FINISHED) };
 }
 
 /**

@@ -1,9 +1,9 @@
 import type * as http2 from "node:http2";
 import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, type createHandlerContext, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
-import { CLIENT_GONE, directContext, FINISHED, judgeCall, type DirectRouteOptions } from "./direct-context.js";
+import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 
 /** The content types of gRPC and gRPC-Web with the protobuf codec (gRPC over HTTP/2 §Requests; gRPC-Web protocol). */
@@ -37,7 +37,8 @@ export class GrpcCall {
   readonly res: http2.Http2ServerResponse;
   private readonly gone = new AbortController();
   private ended = false;
-  private ctx: ReturnType<typeof createHandlerContext> | undefined;
+  /** Ends the call's deadline timer (direct-context.ts). */
+  private finishContext: () => void = () => {};
 
   constructor(
     private readonly options: DirectRouteOptions,
@@ -67,8 +68,8 @@ export class GrpcCall {
   async open(method: DescMethod, input: DescMessage): Promise<{ ctx: HandlerContext; message: unknown }> {
     const { req, options } = this;
     const timeout = parseTimeout(headerValue(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
-    const { ctx, values } = directContext(req, method, this.web ? "grpc-web" : "grpc", timeout.timeoutMs, this.gone.signal);
-    this.ctx = ctx;
+    const { ctx, values, finish } = directContext(req, method, this.web ? "grpc-web" : "grpc", timeout.timeoutMs, this.gone.signal);
+    this.finishContext = finish;
     const unary = method.methodKind === "unary";
     const read = async (): Promise<unknown> => {
       if (timeout.error) throw timeout.error;
@@ -93,8 +94,7 @@ export class GrpcCall {
    * nothing when the client already went.
    */
   finish(failure: ConnectError | undefined): void {
-    // The deadline timer of a call that ended in time must not fire later.
-    if (this.ctx && this.ctx.timeoutMs() !== undefined) this.ctx.abort(FINISHED);
+    this.finishContext();
     if (this.gone.signal.aborted || this.res.writableEnded) return;
     this.ended = true;
     this.head();

@@ -196,6 +196,8 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     if (batch.length > maxBatchSize) {
       return reply(x, envelopeFailure(null, "invalidRequest", `a batch holds at most ${maxBatchSize} requests, got ${batch.length}`));
     }
+    // Every call of a batch listens on the exchange's signal: up to maxBatchSize listeners is the plan, not a leak.
+    setMaxListeners(maxBatchSize + 1, x.abort.signal);
     // JSON-RPC 2.0 §6: the requests may run concurrently; notifications get no entry.
     const responses = (
       await Promise.all(
@@ -217,8 +219,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
   return async (req, res) => {
     const abort = new AbortController();
-    // Every call of a batch links its own context to this signal: up to maxBatchSize listeners is the plan, not a leak.
-    setMaxListeners(maxBatchSize + 1, abort.signal);
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });
