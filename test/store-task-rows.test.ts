@@ -296,6 +296,28 @@ describe("SQLite store: task rows", () => {
     expect(store.getTask(scope, "c")?.history.map((m) => m.parts[0]?.content.value)).toEqual(["hello", "kept"]);
   });
 
+  it("a one-statement write (a status with no message, no webhook owed) that fails inside a batch changes nothing, and the batch keeps the rest", () => {
+    createTask("d");
+    createTask("e");
+    const admin = new Database(file);
+    admin.exec(`CREATE TRIGGER refuse_d_seq_3 BEFORE INSERT ON events WHEN NEW.seq = 3 AND NEW.task_pk = (SELECT pk FROM tasks WHERE id = 'd') BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    try {
+      store.beginBatch();
+      setStatus("d", TaskState.WORKING);
+      expect(() => setStatus("d", TaskState.COMPLETED)).toThrow(/refused/);
+      setStatus("e", TaskState.WORKING);
+      expect(store.getHead(scope, "d")).toEqual({ id: "d", contextId: "ctx", state: TaskState.WORKING, lastSeq: 2 });
+      store.commitBatch();
+      expect(stored("d")).toEqual({ state: TaskState.WORKING, last_seq: 2, history_count: 1, artifact_count: 0, events: 2, history: 1 });
+      expect(stored("e")).toMatchObject({ state: TaskState.WORKING, last_seq: 2, events: 2 });
+    } finally {
+      admin.exec(`DROP TRIGGER refuse_d_seq_3`);
+      admin.close();
+    }
+    expect(setStatus("d", TaskState.COMPLETED)).toBe(3);
+    expect(stored("d")).toMatchObject({ state: TaskState.COMPLETED, last_seq: 3, events: 3 });
+  });
+
   it("a task id taken in its scope fails the batch's commit, and the batch rolls back whole", () => {
     createTask("dup");
     store.beginBatch();

@@ -116,10 +116,13 @@ export class SqliteTaskStore implements TaskStore {
   /**
    * Runs a write transaction and announces queued deliveries once committed.
    * Inside a batch it is a savepoint and the task rows it changed are
-   * written at commitBatch; alone, it writes them before it commits.
+   * written at commitBatch; alone, it writes them before it commits. A
+   * write of `oneStatement` needs no savepoint in a batch: SQLite undoes a
+   * failed statement's changes and keeps the transaction open, which is
+   * all a savepoint would do for it (and the record changes only after it).
    */
-  private write<T>(fn: () => T): T {
-    if (this.db.inTransaction) return this.tx.immediate(fn) as T;
+  private write<T>(fn: () => T, oneStatement = false): T {
+    if (this.db.inTransaction) return oneStatement ? fn() : (this.tx.immediate(fn) as T);
     let result: T;
     try {
       result = this.tx.immediate(() => {
@@ -236,15 +239,17 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
+    const r = this.records.get(scope, taskId);
+    const rows = statusRows(event, status);
+    // Only the event's row, unless a message joins the history or a webhook is owed.
+    const oneStatement = !rows.message && !r.mayPush;
     return this.write(() => {
-      const r = this.records.get(scope, taskId);
-      const rows = statusRows(event, status);
       const historyCount = rows.message ? this.addHistory(r, rows.message) : r.historyCount;
       const lastSeq = this.logEvent(r, event, rows.event);
       const values = { state: status.state, bytes: rows.status, statusMs: statusMs(status), touch: ++this.touchCounter };
       this.records.apply(r, { status: values, lastSeq, historyCount, message: rows.message });
       return lastSeq;
-    });
+    }, oneStatement);
   }
 
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
@@ -274,7 +279,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   rememberSent(scope: StoreScope, sent: SentMessage): void {
-    this.write(() => this.ledger.remember(scope, sent));
+    this.write(() => this.ledger.remember(scope, sent), true);
   }
 
   findSent(scope: StoreScope, key: SendKey): SentMessage | undefined {
