@@ -1,5 +1,6 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
+import { RecencyMap } from "./recency-map.js";
 import { HeldChildren, type ArtifactRowsChange } from "./held-children.js";
 import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
@@ -94,7 +95,7 @@ function sizeOf(r: TaskRecord): number {
  */
 export class TaskRecords {
   /** Least recently used first. */
-  private readonly byKey = new Map<string, TaskRecord>();
+  private readonly byKey = new RecencyMap<TaskRecord>();
   private readonly dirty = new Set<TaskRecord>();
   private bytes = 0;
   /** The rowid the next new task gets; read from the table when unknown. */
@@ -109,12 +110,8 @@ export class TaskRecords {
   /** The record of a task, read from the table on first use; undefined when no such task exists. */
   find(scope: StoreScope, taskId: string): TaskRecord | undefined {
     const key = keyOf(scope.tenant, scope.agentId, taskId);
-    const held = this.byKey.get(key);
-    if (held) {
-      this.byKey.delete(key);
-      this.byKey.set(key, held);
-      return held;
-    }
+    const held = this.byKey.use(key);
+    if (held) return held;
     const row = this.rows.byKey(scope, taskId);
     return row && this.hold(key, fromRow(row));
   }
@@ -190,7 +187,7 @@ export class TaskRecords {
   }
 
   private hold(key: string, record: TaskRecord): TaskRecord {
-    const before = this.byKey.get(key);
+    const before = this.byKey.peek(key);
     if (before) this.bytes -= sizeOf(before);
     this.byKey.set(key, record);
     this.bytes += sizeOf(record);
@@ -200,10 +197,10 @@ export class TaskRecords {
 
   /** Drops the least recently used records beyond the limits; a record not yet written stays until it is. */
   private trim(): void {
-    for (const [key, r] of this.byKey) {
-      if (this.byKey.size <= this.limits.maxRecords && this.bytes <= this.limits.maxBytes) return;
-      if (r.pending !== Pending.None) return;
-      this.byKey.delete(key);
+    while (this.byKey.size > this.limits.maxRecords || this.bytes > this.limits.maxBytes) {
+      const r = this.byKey.oldestValue();
+      if (!r || r.pending !== Pending.None) return;
+      this.byKey.dropOldest();
       this.bytes -= sizeOf(r);
     }
   }
