@@ -59,6 +59,10 @@ interface Admission {
   readonly agentId?: string;
 }
 
+/** Kept on the request under a private symbol, not in a WeakMap keyed by every request (an ephemeron the GC traces each time). */
+const ADMISSION = Symbol("a2a-hub admission");
+type Admitted = HttpRequest & { [ADMISSION]?: Admission };
+
 
 /**
  * Routes the HTTP requests that are not Connect RPCs: the console, the well-known card,
@@ -74,7 +78,7 @@ export interface HttpRouter {
 
 export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const { core, guard, logger } = options;
-  const admissions = new WeakMap<HttpRequest, Admission>();
+  const admissions = { get: (req: HttpRequest) => (req as Admitted)[ADMISSION] };
   const bearerAuth = guard.authRequired;
 
   const origins: OriginPolicy = { publicUrl: options.publicBaseUrl, trustedProxies: options.trustedProxies ?? new TrustedProxies() };
@@ -118,7 +122,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       ? { tenant, agentId, mayCall: (id) => guard.mayCall(tenant, id) }
       : { tenant, agentId, mayCall: () => false };
     const a = { decision, scope, agentId };
-    admissions.set(req, a);
+    (req as Admitted)[ADMISSION] = a;
     return a;
   };
 

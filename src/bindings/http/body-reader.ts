@@ -30,8 +30,13 @@ export class BodyTimeoutError extends BodyAbortedError {
   }
 }
 
-/** The bodies being read now, each with how to stop its read with an error. */
-const reading = new WeakMap<HttpRequest, (error: Error) => void>();
+/**
+ * How to stop the body read in progress on a request with an error: a
+ * property under a private symbol, not a WeakMap entry per request (an
+ * ephemeron the garbage collector traces each time).
+ */
+const STOP = Symbol("a2a-hub body read");
+type Reading = HttpRequest & { [STOP]?: (error: Error) => void };
 
 /**
  * Ends the body read in progress on `req` with a BodyTimeoutError, so the
@@ -40,7 +45,7 @@ const reading = new WeakMap<HttpRequest, (error: Error) => void>();
  * its body timer for the request expires.
  */
 export function expireBody(req: HttpRequest, timeoutMs: number): boolean {
-  const stop = reading.get(req);
+  const stop = (req as Reading)[STOP];
   if (!stop) return false;
   stop(new BodyTimeoutError(timeoutMs));
   return true;
@@ -64,7 +69,7 @@ export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTE
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = (): void => {
-      reading.delete(req);
+      (req as Reading)[STOP] = undefined;
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
@@ -95,12 +100,12 @@ export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTE
       cleanup();
       reject(new BodyAbortedError("the client closed the connection before the body was complete"));
     };
-    reading.set(req, (error) => {
+    (req as Reading)[STOP] = (error) => {
       cleanup();
       chunks.length = 0;
       req.pause();
       reject(error);
-    });
+    };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);

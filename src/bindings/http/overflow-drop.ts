@@ -7,15 +7,20 @@ import type { HttpRequest } from "./http-exchange.js";
  * call context (overflowDropKey). Kept beside the request rather than in
  * async context: an AsyncLocalStorage in use makes Node run promise hooks
  * for every promise of the process, which costs every stream and call.
+ * A property under a private symbol rather than a WeakMap entry: a WeakMap
+ * keyed by every request makes the garbage collector trace each as an
+ * ephemeron.
  */
-const drops = new WeakMap<HttpRequest, OverflowDrop>();
+const DROP = Symbol("a2a-hub overflow drop");
+
+type Carrier = HttpRequest & { [DROP]?: OverflowDrop };
 
 /** Sets what is done to `req`'s transport when a stream it carries overflows. */
 export function dropOnOverflow(req: HttpRequest, drop: OverflowDrop): void {
-  drops.set(req, drop);
+  (req as Carrier)[DROP] = drop;
 }
 
 /** What is done to `req`'s transport when a stream it carries overflows, if the server set it. */
 export function overflowDropOf(req: HttpRequest): OverflowDrop | undefined {
-  return drops.get(req);
+  return (req as Carrier)[DROP];
 }
