@@ -26,7 +26,7 @@ import type {
   TaskStore,
   TaskView,
 } from "../task-store.js";
-import { TaskArtifacts } from "./artifacts.js";
+import { TaskArtifacts, type ArtifactHead } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
 import { artifactRows, creationRows, statusRows } from "../encoding/index.js";
@@ -37,7 +37,7 @@ import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
-import { TaskRecords, type TaskRecord } from "./task-records.js";
+import { HEAD_BYTES, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
 /** Options of the SQLite store. */
@@ -95,7 +95,7 @@ export class SqliteTaskStore implements TaskStore {
     this.list = new TaskList(this.db, {
       load: (row, view) => this.load(sourceOf(row), view),
       read: <T>(body: () => T) => {
-        this.records.flush();
+        this.flushRows();
         return this.tx.deferred(body) as T;
       },
     });
@@ -122,12 +122,12 @@ export class SqliteTaskStore implements TaskStore {
     try {
       result = this.tx.immediate(() => {
         const r = fn();
-        this.records.flush();
+        this.flushRows();
         return r;
       }) as T;
     } catch (e) {
       // Rolled back: records it changed, and deliveries it queued, are not stored.
-      this.records.forget();
+      this.forgetRows();
       this.outbox.forgetQueued();
       throw e;
     }
@@ -145,7 +145,7 @@ export class SqliteTaskStore implements TaskStore {
 
   commitBatch(): void {
     if (this.db.inTransaction) {
-      this.records.flush();
+      this.flushRows();
       this.db.exec("COMMIT");
     }
     this.announcePush();
@@ -154,7 +154,18 @@ export class SqliteTaskStore implements TaskStore {
   rollbackBatch(): void {
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.outbox.forgetQueued();
+    this.forgetRows();
+  }
+
+  /** Writes what is held in memory ahead of the tables: task rows and artifact heads, each once per transaction. */
+  private flushRows(): void {
+    this.records.flush();
+    this.artifacts.flush();
+  }
+
+  private forgetRows(): void {
     this.records.forget();
+    this.artifacts.forget();
   }
 
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
@@ -180,6 +191,7 @@ export class SqliteTaskStore implements TaskStore {
         lastSeq: 1,
         historyCount: task.history.length,
         artifactCount: 0,
+        heads: new Map(),
         mayPush: false,
       });
       return 1;
@@ -243,18 +255,34 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
+  /** The heads of a task's artifacts, read once and then kept with its record (artifacts.ts). */
+  private headsOf(r: TaskRecord): Map<string, ArtifactHead> {
+    if (!r.heads) {
+      r.heads = this.artifacts.heads(r.pk);
+      this.records.charge(r, r.heads.size * HEAD_BYTES);
+    }
+    return r.heads;
+  }
+
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
     const r = this.records.find(scope, taskId);
-    return r && this.artifacts.sealed(r.pk, artifactId);
+    return r && this.headsOf(r).get(artifactId)?.sealed;
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
     return this.write(() => {
       const r = this.records.get(scope, taskId);
+      const heads = this.headsOf(r);
+      const id = change.artifact.artifactId;
+      const before = heads.get(id);
       const rows = artifactRows(event, change.artifact);
-      const created = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts });
+      const head = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts, before });
       const lastSeq = this.logEvent(r, event, rows.event);
-      this.records.apply(r, { lastSeq, artifactCount: created ? r.artifactCount + 1 : r.artifactCount });
+      // Every statement of the write succeeded: now the record and the heads may move.
+      if (!before) this.records.charge(r, HEAD_BYTES);
+      heads.set(id, head);
+      if (before && change.append) this.artifacts.grew(r.pk, id, head);
+      this.records.apply(r, { lastSeq, artifactCount: before ? r.artifactCount : r.artifactCount + 1 });
       return lastSeq;
     });
   }
@@ -277,7 +305,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }> {
-    this.records.flush();
+    this.flushRows();
     return this.rows.inFlight().map((r) => ({
       scope: { tenant: r.tenant, agentId: r.agent },
       taskId: r.id,

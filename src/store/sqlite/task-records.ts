@@ -1,5 +1,6 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
+import type { ArtifactHead } from "./artifacts.js";
 import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
@@ -24,6 +25,8 @@ export interface TaskRecord extends NewTaskRow {
   /** False only when the task is known to have no push config: its events then owe no webhook. */
   mayPush: boolean;
   pending: Pending;
+  /** Its artifacts' heads once read (or since it was created): appends need no read (artifacts.ts). */
+  heads?: Map<string, ArtifactHead>;
 }
 
 /** A new status of a task, encoded, with its place in ListTasks' order. */
@@ -54,8 +57,11 @@ function keyOf(tenant: string, agent: string, id: string): string {
   return `${tenant}\u0000${agent}\u0000${id}`;
 }
 
+/** What one kept artifact head is counted as against maxBytes (its id, two numbers and the map entry). */
+export const HEAD_BYTES = 96;
+
 function sizeOf(r: TaskRecord): number {
-  return r.status.length + (r.metadata?.length ?? 0);
+  return r.status.length + (r.metadata?.length ?? 0) + (r.heads?.size ?? 0) * HEAD_BYTES;
 }
 
 /**
@@ -142,6 +148,11 @@ export class TaskRecords {
     if (change.artifactCount !== undefined) record.artifactCount = change.artifactCount;
     if (pending > record.pending) record.pending = pending;
     this.dirty.add(record);
+  }
+
+  /** A held record grew in memory by `bytes` (artifact heads): counted against maxBytes like the rest. */
+  charge(record: TaskRecord, bytes: number): void {
+    if (this.byKey.get(keyOf(record.tenant, record.agent, record.id)) === record) this.bytes += bytes;
   }
 
   /** Writes every changed row, each once; call inside the transaction that made the changes. */
