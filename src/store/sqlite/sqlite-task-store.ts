@@ -191,7 +191,6 @@ export class SqliteTaskStore implements TaskStore {
         lastSeq: 1,
         historyCount: task.history.length,
         artifactCount: 0,
-        heads: new Map(),
         mayPush: false,
       });
       return 1;
@@ -258,7 +257,8 @@ export class SqliteTaskStore implements TaskStore {
   /** The heads of a task's artifacts, read once and then kept with its record (artifacts.ts). */
   private headsOf(r: TaskRecord): Map<string, ArtifactHead> {
     if (!r.heads) {
-      r.heads = this.artifacts.heads(r.pk);
+      // The row's artifact count says when there is nothing to read.
+      r.heads = r.artifactCount === 0 ? new Map() : this.artifacts.heads(r.pk);
       this.records.charge(r, r.heads.size * HEAD_BYTES);
     }
     return r.heads;
