@@ -43,6 +43,8 @@ export class UnitOfWork {
   private flying: Unit | undefined;
   /** The open unit's turn ended while another was in flight: commit it when that one returns. */
   private commitWanted = false;
+  /** Units failed since the last one committed. */
+  private failedInRow = 0;
 
   constructor(
     private readonly store: TaskStore,
@@ -133,12 +135,15 @@ export class UnitOfWork {
   }
 
   private committed(unit: Unit): void {
+    if (this.failedInRow > 1) this.logger.error("units of work failed while the task store could not commit; none of their events were stored", { units: this.failedInRow });
+    this.failedInRow = 0;
     for (const effect of unit.effects) this.run(effect.committed);
     for (const w of unit.waiters) w.resolve();
   }
 
   private failed(unit: Unit, e: unknown): void {
-    this.logger.error("committing task events failed; they were not stored", { error: String(e) });
+    // An outage fails every unit until the store is back: the first is logged, the rest are counted once it commits again.
+    if (this.failedInRow++ === 0) this.logger.error("committing task events failed; they were not stored", { error: String(e) });
     const error = storeFailure(e);
     for (const effect of unit.effects) if (effect.rolledBack) this.run(() => effect.rolledBack!(error));
     for (const w of unit.waiters) w.reject(error);
