@@ -281,6 +281,8 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
       L.stop = false;
       loops = startLoops(fleet, L);
       const failMs: number[] = [];
+      /** Per kill: how long before its lease ran out the dead replica's tasks were seen FAILED (never more than 0). */
+      const failEarlyMs: number[] = [];
       const restartMs: number[] = [];
       let leftInFlight = 0;
       for (let cycle = 1; cycle <= KILLS; cycle++) {
@@ -295,6 +297,8 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
         L.killed.add(proc);
         await fleet.stop(v, "SIGKILL");
         const killedAt = Date.now();
+        // What was left of its lease, as the database will judge it: renewals run late on a loaded host, so it may be less than two thirds.
+        const leaseLeft = (await db.leaseLeftMs(replica!)) ?? 0;
         const restarted = fleet.start(v);
         const left = [...(await db.tasks())].filter(([, r]) => r.owner === replica && IN_FLIGHT.has(r.state)).map(([id]) => id);
         leftInFlight += left.length;
@@ -308,13 +312,14 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
           async () => `cycle ${cycle}: the dead replica's tasks were not failed (${context}): ${await describeRows(db, left)}`,
         );
         failMs.push(Date.now() - killedAt);
+        failEarlyMs.push(leaseLeft - (Date.now() - killedAt));
         await restarted;
         restartMs.push(Date.now() - killedAt);
       }
       await stopLoad(fleet, db, L, loops);
       expect([...L.errors.slice(0, 20), ...newErrors().slice(0, 5)], context).toEqual([]);
-      // Failed after the lease ran out (renewed every third of it, so at least that much of it was left at the kill), and soon after.
-      expect(Math.min(...failMs), `${context}: a dead replica's tasks failed before its lease could have run out`).toBeGreaterThanOrEqual(LEASE_MS / 3);
+      // Failed after the lease ran out, by the database's clock (the sweep's judge), and soon after.
+      expect(Math.max(...failEarlyMs), `${context}: a dead replica's tasks failed before its lease ran out`).toBeLessThanOrEqual(0);
       expect(Math.max(...failMs), `${context}: a dead replica's tasks failed too long after the kill`).toBeLessThanOrEqual(LEASE_MS + 3_000);
 
       // Every acknowledgement against the task as any replica reads it now.
