@@ -346,6 +346,60 @@ describe("SQLite store: task rows", () => {
     expect(store.dueDeliveries(Date.now(), 10).map((d) => d.taskId)).toEqual(["pushed"]);
   });
 
+  it("appends need no read of the artifact: parts and seals stay right across batches, a rollback, a failed append and a reopen", () => {
+    const heads = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare<[], { artifact_id: string; part_count: number; sealed: number }>(`SELECT artifact_id, part_count, sealed FROM artifacts ORDER BY ord`).all();
+      } finally {
+        db.close();
+      }
+    };
+    const partsOf = (id: string) => store.getTask(scope, id)?.artifacts.map((a) => [a.artifactId, ...a.parts.map((p) => p.content.value)]);
+    createTask("s");
+    store.beginBatch();
+    addArtifact("s", "out", "1");
+    for (let i = 2; i <= 5; i++) addArtifact("s", "out", String(i), true);
+    store.commitBatch();
+    // The head row holds what the appends made of it (written once, at the end of the batch).
+    expect(heads()).toEqual([{ artifact_id: "out", part_count: 5, sealed: 0 }]);
+    // A rolled-back batch of appends leaves neither parts nor a moved head, and the next append goes on from the stored ones.
+    store.beginBatch();
+    addArtifact("s", "out", "lost-6", true);
+    addArtifact("s", "out", "lost-7", true);
+    store.rollbackBatch();
+    addArtifact("s", "out", "6", true);
+    expect(heads()).toEqual([{ artifact_id: "out", part_count: 6, sealed: 0 }]);
+    // An append whose event the log refuses leaves the head where it was; the batch keeps the rest.
+    const admin = new Database(file);
+    const seq = store.getHead(scope, "s")!.lastSeq;
+    admin.exec(`CREATE TRIGGER refuse_one BEFORE INSERT ON events WHEN NEW.seq = ${seq + 2} BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    try {
+      store.beginBatch();
+      addArtifact("s", "out", "7", true);
+      expect(() => addArtifact("s", "out", "never", true)).toThrow(/refused/);
+      store.commitBatch();
+    } finally {
+      admin.exec(`DROP TRIGGER refuse_one`);
+      admin.close();
+    }
+    addArtifact("s", "out", "8", true);
+    const seal = create(ArtifactSchema, { artifactId: "out", parts: [{ content: { case: "text", value: "9" } }] });
+    store.changeArtifact(scope, "s", { artifact: seal, append: true, lastChunk: true }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: "s", contextId: "ctx", artifact: seal, append: true, lastChunk: true } } }));
+    expect(store.artifactSealed(scope, "s", "out")).toBe(true);
+    expect(partsOf("s")).toEqual([["out", "1", "2", "3", "4", "5", "6", "7", "8", "9"]]);
+    expect(heads()).toEqual([{ artifact_id: "out", part_count: 9, sealed: 1 }]);
+    // A restart reads the heads from the table: the seal holds and a replacement starts over.
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    expect(store.artifactSealed(scope, "s", "out")).toBe(true);
+    addArtifact("s", "out", "new");
+    addArtifact("s", "out", "new-2", true);
+    expect(store.artifactSealed(scope, "s", "out")).toBe(false);
+    expect(partsOf("s")).toEqual([["out", "new", "new-2"]]);
+    expect(heads()).toEqual([{ artifact_id: "out", part_count: 2, sealed: 0 }]);
+  });
+
   it("holds a bounded number of rows: a task read back after many others is read from the table", () => {
     const n = 10_050;
     for (let from = 0; from < n; from += 1_000) {

@@ -207,7 +207,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     parts.push(
       "## Cost of telemetry (unary SendMessage)\n\n" +
         "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
-        "The servers run side by side: each first settles under untimed load (V8 optimizes a fresh server for its first several thousand calls), then they are loaded in turn, each round giving every one a warm-up and one timed run in an order that rotates from round to round, so other work on a shared host falls on all of them alike. " +
+        "The servers run side by side: each first settles under untimed load (V8 optimizes a fresh server for its first several thousand calls), then they are loaded in turn, in at least 5 rounds, each round giving every one a warm-up and one timed run in an order that rotates from round to round, so other work on a shared host falls on all of them alike. " +
         "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off) and the CPU/call cost compares the server's CPU time per answered call (which other load disturbs less), each the median over the rounds of the ratio within a round, at the same concurrency. Negative means within noise.\n\n" +
         telemetryTable(results.telemetry),
     );

@@ -47,6 +47,14 @@ export const VARIANTS: readonly TelemetryVariant[] = [
  */
 const SETTLE_SEC = { quick: 4, full: 15 } as const;
 
+/**
+ * Rounds of a full run: at least 5, whatever --runs says. The costs are a
+ * few percent against a target of 5% or 15%, and the median of 3 paired
+ * ratios moved by more than that from run to run on a shared host (at 1
+ * connection most of all, where one slow round is a third of the sample).
+ */
+const MIN_ROUNDS = 5;
+
 /** A collector stand-in: accepts OTLP/HTTP export requests and counts their bytes. */
 async function startCollectorSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
   let bytes = 0;
@@ -113,7 +121,8 @@ export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
         }
         for (const c of ctx.options.connections) {
           const cells: UnaryCell[][] = specs.map(() => []);
-          for (let round = 0; round < ctx.options.runs; round++) {
+          const rounds = ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS);
+          for (let round = 0; round < rounds; round++) {
             for (let k = 0; k < specs.length; k++) {
               const i = (round + k) % specs.length;
               const session = live(i);

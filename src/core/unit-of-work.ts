@@ -5,7 +5,8 @@ import { clientError } from "./store-errors.js";
 
 /** What is run once a unit of work commits, and what is run instead when it rolls back. */
 interface Effect {
-  readonly committed: () => void;
+  /** Absent for a write that tells nobody when it lands, only when it does not. */
+  readonly committed?: () => void;
   readonly rolledBack?: (error: unknown) => void;
 }
 
@@ -43,6 +44,8 @@ export class UnitOfWork {
   private flying: Unit | undefined;
   /** The open unit's turn ended while another was in flight: commit it when that one returns. */
   private commitWanted = false;
+  /** Units failed since the last one committed. */
+  private failedInRow = 0;
 
   constructor(
     private readonly store: TaskStore,
@@ -69,10 +72,10 @@ export class UnitOfWork {
    * when nothing is pending); `rolledBack` instead when that commit failed,
    * so that nobody waits for an outcome that will never come.
    */
-  afterCommit(committed: () => void, rolledBack?: (error: unknown) => void): void {
+  afterCommit(committed: (() => void) | undefined, rolledBack?: (error: unknown) => void): void {
     const unit = this.open_ ?? this.flying;
     if (unit) unit.effects.push({ committed, rolledBack });
-    else committed();
+    else committed?.();
   }
 
   /**
@@ -133,12 +136,15 @@ export class UnitOfWork {
   }
 
   private committed(unit: Unit): void {
-    for (const effect of unit.effects) this.run(effect.committed);
+    if (this.failedInRow > 1) this.logger.error("units of work failed while the task store could not commit; none of their events were stored", { units: this.failedInRow });
+    this.failedInRow = 0;
+    for (const effect of unit.effects) if (effect.committed) this.run(effect.committed);
     for (const w of unit.waiters) w.resolve();
   }
 
   private failed(unit: Unit, e: unknown): void {
-    this.logger.error("committing task events failed; they were not stored", { error: String(e) });
+    // An outage fails every unit until the store is back: the first is logged, the rest are counted once it commits again.
+    if (this.failedInRow++ === 0) this.logger.error("committing task events failed; they were not stored", { error: String(e) });
     const error = storeFailure(e);
     for (const effect of unit.effects) if (effect.rolledBack) this.run(() => effect.rolledBack!(error));
     for (const w of unit.waiters) w.reject(error);

@@ -11,7 +11,7 @@ import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
-import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, logsInfo, type MetricsOptions } from "../telemetry/index.js";
+import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, requestLog, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
@@ -208,7 +208,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   });
   // Tasks the previous process left in flight are failed before the first call is served.
   await inner.recovered;
-  const logRequests = logsInfo(logger);
+  const logRequests = requestLog(logger);
   // Every binding calls the service through the probe: one place observes them all.
   const core: A2ACore =
     metrics || tracing || logRequests
@@ -217,7 +217,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
           service: instrumentService(inner.service, {
             metrics,
             tracing,
-            log: logRequests ? (line) => logger.info("request", { ...line }) : undefined,
+            log: logRequests,
             agentOf: (ctx, requestTenant) => {
               const id = scopeOf(ctx).agentId || requestTenant || inner.agents.defaultAgentId;
               return inner.agents.get(id) ? id : "unknown";

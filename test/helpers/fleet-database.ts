@@ -25,6 +25,8 @@ export interface FleetDb {
   outbox(): Promise<{ live: number; dead: number }>;
   /** Replicas holding a live lease now (database clock). */
   liveReplicas(): Promise<string[]>;
+  /** How long the replica's lease has to run, in ms by the database clock (negative once it ran out); undefined without one. */
+  leaseLeftMs(replica: string): Promise<number | undefined>;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,10 @@ export async function openFleetDb(url: string): Promise<FleetDb> {
     outbox: async () => {
       const [r] = await rows<{ live: number; dead: number }>(`SELECT COUNT(*) FILTER (WHERE NOT dead)::integer AS live, COUNT(*) FILTER (WHERE dead)::integer AS dead FROM push_outbox`);
       return r!;
+    },
+    leaseLeftMs: async (replica) => {
+      const [r] = await rows<{ ms: number }>(`SELECT (EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000)::float8 AS ms FROM replicas WHERE id = $1`, [replica]);
+      return r?.ms;
     },
     liveReplicas: async () => (await rows<{ id: string }>(`SELECT id FROM replicas WHERE expires_at > now() ORDER BY id`)).map((r) => r.id),
     close: () => client.end(),

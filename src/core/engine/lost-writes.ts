@@ -46,6 +46,8 @@ export interface LostWritesDeps {
 export class LostWrites {
   /** Tasks being settled now: one retry loop each. */
   private readonly settling = new Set<string>();
+  /** The one probe of a store that did not answer, which every waiting task shares. */
+  private probing: Promise<void> | undefined;
 
   constructor(private readonly deps: LostWritesDeps) {}
 
@@ -87,9 +89,34 @@ export class LostWrites {
         this.deps.logger.warn("failed a task whose writes were lost", { taskId: task.taskId });
         return;
       } catch (e) {
-        if (wait === FIRST_RETRY_MS) this.deps.logger.warn("a task whose writes were lost cannot be settled yet; retrying", { taskId: task.taskId, error: String(e) });
+        // An outage fails hundreds of tasks at once: they wait on one probe of the store, not one query loop each.
+        await this.storeAnswers(e);
       }
       await sleep(wait);
+    }
+  }
+
+  /** Resolves once the store answers a ping (or the engine stops); one probe, and one warning, per outage. */
+  private storeAnswers(error: unknown): Promise<void> {
+    if (!this.probing) {
+      this.deps.logger.warn("the task store cannot be reached; tasks whose writes were lost are settled once it answers", { error: String(error) });
+      this.probing = this.probe().finally(() => (this.probing = undefined));
+    }
+    return this.probing;
+  }
+
+  private async probe(): Promise<void> {
+    const ping = this.deps.store.ping?.bind(this.deps.store);
+    for (let wait = FIRST_RETRY_MS; !this.deps.stopping(); wait = Math.min(wait * 2, MAX_RETRY_MS)) {
+      await sleep(wait);
+      if (!ping) return; // a store that cannot be pinged is asked again by the tasks themselves
+      try {
+        await ping();
+        this.deps.logger.info("the task store answers again; settling the tasks whose writes were lost", { tasks: this.settling.size });
+        return;
+      } catch {
+        // still down
+      }
     }
   }
 }

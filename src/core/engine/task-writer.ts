@@ -65,7 +65,7 @@ export class TaskWriter {
   }
 
   /** Runs `effect` once the open unit has committed (at once when none is open). */
-  private afterCommit(effect: () => void, rolledBack?: (error: unknown) => void): void {
+  private afterCommit(effect: (() => void) | undefined, rolledBack?: (error: unknown) => void): void {
     this.deps.work.afterCommit(effect, rolledBack);
   }
 
@@ -112,10 +112,7 @@ export class TaskWriter {
   appendHistory(scope: StoreScope, taskId: string, message: Message): void {
     this.batch();
     this.deps.store.appendHistory(scope, taskId, message);
-    this.afterCommit(
-      () => {},
-      (error) => this.deps.lost({ scope, taskId, contextId: message.contextId }, error),
-    );
+    this.afterCommit(undefined, (error) => this.deps.lost({ scope, taskId, contextId: message.contextId }, error));
   }
 
   /** §3.3.1: records what a client message led to, in the open batch, so the record is as durable as the outcome. */

@@ -3,6 +3,14 @@ import { ArtifactSchema, PartSchema, type Artifact } from "../../../gen/a2a/v1/a
 import type { ArtifactChange } from "../task-store.js";
 import { decode } from "../encoding/index.js";
 
+/** What the store keeps in memory of one artifact: enough to append to it or refuse an append. */
+export interface ArtifactHead {
+  /** Its parts so far: the index the next appended part gets. */
+  readonly parts: number;
+  /** A lastChunk sealed it (§4.2.2). */
+  readonly sealed: boolean;
+}
+
 /** An artifact change of one task, encoded, and where a new artifact goes among its others. */
 export interface ArtifactWrite {
   readonly pk: number;
@@ -13,29 +21,38 @@ export interface ArtifactWrite {
   readonly parts: readonly Uint8Array[];
   /** Its position among the task's artifacts, if it is new: one past the last. */
   readonly ord: number;
+  /** The artifact as it stands, from the task's heads; undefined when the task has none by that id. */
+  readonly before: ArtifactHead | undefined;
 }
 
 /**
  * The `artifacts` and `artifact_parts` tables: an artifact is a head row
- * (the artifact without its parts, its position and whether a lastChunk
- * sealed it) plus one row per part, so appending a chunk adds rows and
- * never rewrites the artifact.
+ * (the artifact without its parts, its position, its part count and
+ * whether a lastChunk sealed it) plus one row per part, so appending a
+ * chunk adds rows and never rewrites the artifact.
+ *
+ * The heads of a task are read once and then kept with its record
+ * (`heads`), so that an append (a streaming agent's every chunk) needs no
+ * read: the engine's sealed check and the next part index come from
+ * memory. An appended chunk's new part count is written once per
+ * transaction (`flush`), however many chunks it took, as the task row is.
  */
 export class TaskArtifacts {
-  private readonly headStmt: Database.Statement<[number, string], { part_count: number; sealed: number }>;
+  private readonly headsStmt: Database.Statement<[number], { artifact_id: string; part_count: number; sealed: number }>;
   private readonly insertStmt: Database.Statement<[number, string, number, Uint8Array, number, number]>;
   private readonly replaceStmt: Database.Statement<[Uint8Array, number, number, number, string]>;
   private readonly growStmt: Database.Statement<[number, number, number, string]>;
   private readonly deletePartsStmt: Database.Statement<[number, string]>;
   private readonly insertPartStmt: Database.Statement<[number, string, number, Uint8Array]>;
   private readonly readStmt: Database.Statement<[{ pk: number }], { artifact_id: string; idx: number; ord: number; bytes: Buffer }>;
+  /** Appended artifacts whose head row is behind: "pk id" → the head to write. */
+  private readonly behind = new Map<string, { readonly pk: number; readonly id: string; head: ArtifactHead }>();
 
   constructor(db: Database.Database) {
-    this.headStmt = db.prepare(`SELECT part_count, sealed FROM artifacts WHERE task_pk = ? AND artifact_id = ?`);
-    this.insertStmt = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)
-                                  ON CONFLICT (task_pk, artifact_id) DO NOTHING`);
+    this.headsStmt = db.prepare(`SELECT artifact_id, part_count, sealed FROM artifacts WHERE task_pk = ?`);
+    this.insertStmt = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, ?, ?, ?, ?, ?)`);
     this.replaceStmt = db.prepare(`UPDATE artifacts SET head = ?, part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`);
-    this.growStmt = db.prepare(`UPDATE artifacts SET part_count = part_count + ?, sealed = MAX(sealed, ?) WHERE task_pk = ? AND artifact_id = ?`);
+    this.growStmt = db.prepare(`UPDATE artifacts SET part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`);
     this.deletePartsStmt = db.prepare(`DELETE FROM artifact_parts WHERE task_pk = ? AND artifact_id = ?`);
     this.insertPartStmt = db.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, ?, ?, ?)`);
     // One statement for heads and parts: both primary keys deliver (artifact_id, idx)
@@ -46,40 +63,57 @@ export class TaskArtifacts {
                                 ORDER BY artifact_id, idx`);
   }
 
-  /** Whether the artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
-  sealed(pk: number, artifactId: string): boolean | undefined {
-    const a = this.headStmt.get(pk, artifactId);
-    return a ? a.sealed === 1 : undefined;
+  /** The heads of a task's artifacts as stored (with what this transaction wrote). */
+  heads(pk: number): Map<string, ArtifactHead> {
+    const out = new Map<string, ArtifactHead>();
+    for (const a of this.headsStmt.all(pk)) out.set(a.artifact_id, this.behind.get(`${pk} ${a.artifact_id}`)?.head ?? { parts: a.part_count, sealed: a.sealed === 1 });
+    return out;
   }
 
-  /** Applies a change: a new artifact, a replacement (§4.2.2: append false) or appended parts. True when the artifact is new. */
-  apply(write: ArtifactWrite): boolean {
-    const { pk, change, head, parts } = write;
+  /**
+   * Applies a change: a new artifact, a replacement (§4.2.2: append false)
+   * or appended parts. Returns the artifact's head afterwards, for the
+   * caller to keep once its whole write succeeded, and then to `grew`.
+   */
+  apply(write: ArtifactWrite): ArtifactHead {
+    const { pk, change, head, parts, before } = write;
     const { artifact, append, lastChunk } = change;
     const id = artifact.artifactId;
     const sealed = lastChunk ? 1 : 0;
     let first = 0;
-    let created: boolean;
-    if (!append) {
-      // A new artifact is the common case: one INSERT tells it from a replacement.
-      created = this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed).changes > 0;
-      if (!created) {
-        // §4.2.2: append false replaces the artifact.
-        this.deletePartsStmt.run(pk, id);
-        this.replaceStmt.run(head, parts.length, sealed, pk, id);
-      }
+    if (!before) {
+      this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed);
+    } else if (!append) {
+      // §4.2.2: append false replaces the artifact.
+      this.deletePartsStmt.run(pk, id);
+      this.replaceStmt.run(head, parts.length, sealed, pk, id);
+      this.behind.delete(`${pk} ${id}`);
     } else {
-      const existing = this.headStmt.get(pk, id);
-      created = !existing;
-      if (existing) {
-        first = existing.part_count;
-        this.growStmt.run(parts.length, sealed, pk, id);
-      } else {
-        this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed);
-      }
+      first = before.parts;
     }
-    parts.forEach((part, i) => this.insertPartStmt.run(pk, id, first + i, part));
-    return created;
+    for (let i = 0; i < parts.length; i++) this.insertPartStmt.run(pk, id, first + i, parts[i]!);
+    // A replacement is sealed by its own lastChunk alone.
+    return { parts: first + parts.length, sealed: lastChunk || (append && before !== undefined && before.sealed) };
+  }
+
+  /** Notes an append's new head, written at `flush`: only once its write succeeded, so a failed one leaves no trace. */
+  grew(pk: number, id: string, head: ArtifactHead): void {
+    const key = `${pk} ${id}`;
+    const b = this.behind.get(key);
+    if (b) b.head = head;
+    else this.behind.set(key, { pk, id, head });
+  }
+
+  /** Writes the heads appends moved, each once; inside the transaction that appended. */
+  flush(): void {
+    if (this.behind.size === 0) return;
+    for (const { pk, id, head } of this.behind.values()) this.growStmt.run(head.parts, head.sealed ? 1 : 0, pk, id);
+    this.behind.clear();
+  }
+
+  /** The transaction rolled back: what was behind was never stored. */
+  forget(): void {
+    this.behind.clear();
   }
 
   /** A task's artifacts in the order they first appeared, with their parts. */

@@ -2,12 +2,11 @@ import { ArtifactSchema, MessageSchema, PartSchema, type Artifact, type Message 
 import type { ArtifactChange } from "../task-store.js";
 import { decode } from "../encoding/index.js";
 
-/** An artifact as its rows hold it: the head (no parts), the parts, and whether a lastChunk sealed it. */
+/** An artifact as its rows hold it: the head (no parts) and the parts. */
 interface HeldArtifact {
   readonly id: string;
   head: Uint8Array;
   parts: Uint8Array[];
-  sealed: boolean;
 }
 
 /** An artifact change, encoded as the `artifacts` and `artifact_parts` rows take it. */
@@ -52,23 +51,16 @@ export class HeldChildren {
     const { change, head, parts } = write;
     const held = this.artifacts.find((a) => a.id === change.artifact.artifactId);
     if (!held) {
-      this.artifacts.push({ id: change.artifact.artifactId, head, parts: [...parts], sealed: change.lastChunk });
+      this.artifacts.push({ id: change.artifact.artifactId, head, parts: [...parts] });
       this.size += bytesOf(head, parts);
     } else if (!change.append) {
       this.size += bytesOf(head, parts) - bytesOf(held.head, held.parts);
       held.head = head;
       held.parts = [...parts];
-      held.sealed = change.lastChunk;
     } else {
       held.parts.push(...parts);
-      held.sealed ||= change.lastChunk;
       this.size += bytesOf(undefined, parts);
     }
-  }
-
-  /** Whether the artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
-  sealed(artifactId: string): boolean | undefined {
-    return this.artifacts.find((a) => a.id === artifactId)?.sealed;
   }
 
   /** As TaskHistory.read: §3.2.4 undefined = the whole history, 0 = none, n = the n most recent, oldest first. */

@@ -26,7 +26,7 @@ import type {
   TaskStore,
   TaskView,
 } from "../task-store.js";
-import { TaskArtifacts } from "./artifacts.js";
+import { TaskArtifacts, type ArtifactHead } from "./artifacts.js";
 import { openDatabase, type ConnectionOptions } from "./connection.js";
 import { EventLog } from "./event-log.js";
 import { artifactRows, creationRows, statusRows } from "../encoding/index.js";
@@ -38,7 +38,7 @@ import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
-import { RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
+import { HEAD_BYTES, RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
 /** Options of the SQLite store. */
@@ -97,7 +97,7 @@ export class SqliteTaskStore implements TaskStore {
     this.list = new TaskList(this.db, {
       load: (row, view) => this.load(sourceOf(row), view),
       read: <T>(body: () => T) => {
-        this.records.flush();
+        this.flushRows();
         return this.tx.deferred(body) as T;
       },
     });
@@ -127,12 +127,12 @@ export class SqliteTaskStore implements TaskStore {
     try {
       result = this.tx.immediate(() => {
         const r = fn();
-        this.records.flush();
+        this.flushRows();
         return r;
       }) as T;
     } catch (e) {
       // Rolled back: records it changed, and deliveries it queued, are not stored.
-      this.records.forget();
+      this.forgetRows();
       this.outbox.forgetQueued();
       throw e;
     }
@@ -150,7 +150,7 @@ export class SqliteTaskStore implements TaskStore {
 
   commitBatch(): void {
     if (this.db.inTransaction) {
-      this.records.flush();
+      this.flushRows();
       this.db.exec("COMMIT");
     }
     this.announcePush();
@@ -159,7 +159,18 @@ export class SqliteTaskStore implements TaskStore {
   rollbackBatch(): void {
     if (this.db.inTransaction) this.db.exec("ROLLBACK");
     this.outbox.forgetQueued();
+    this.forgetRows();
+  }
+
+  /** Writes what is held in memory ahead of the tables: task rows and artifact heads, each once per transaction. */
+  private flushRows(): void {
+    this.records.flush();
+    this.artifacts.flush();
+  }
+
+  private forgetRows(): void {
     this.records.forget();
+    this.artifacts.forget();
   }
 
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
@@ -252,19 +263,36 @@ export class SqliteTaskStore implements TaskStore {
     }, oneStatement);
   }
 
+  /** The heads of a task's artifacts, read once and then kept with its record (artifacts.ts). */
+  private headsOf(r: TaskRecord): Map<string, ArtifactHead> {
+    if (!r.heads) {
+      // The row's artifact count says when there is nothing to read.
+      r.heads = r.artifactCount === 0 ? new Map() : this.artifacts.heads(r.pk);
+      this.records.charge(r, r.heads.size * HEAD_BYTES);
+    }
+    return r.heads;
+  }
+
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined {
     const r = this.records.find(scope, taskId);
-    return r && (r.held ? r.held.sealed(artifactId) : this.artifacts.sealed(r.pk, artifactId));
+    return r && this.headsOf(r).get(artifactId)?.sealed;
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
     return this.write(() => {
       const r = this.records.get(scope, taskId);
+      const heads = this.headsOf(r);
+      const id = change.artifact.artifactId;
+      const before = heads.get(id);
       const rows = artifactRows(event, change.artifact);
-      const created = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts });
+      const head = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts, before });
       const lastSeq = this.logEvent(r, event, rows.event);
+      // Every statement of the write succeeded: now the record and the heads may move.
+      if (!before) this.records.charge(r, HEAD_BYTES);
+      heads.set(id, head);
+      if (before && change.append) this.artifacts.grew(r.pk, id, head);
       const artifact = { change, head: rows.head, parts: rows.parts };
-      this.records.apply(r, { lastSeq, artifactCount: created ? r.artifactCount + 1 : r.artifactCount, artifact });
+      this.records.apply(r, { lastSeq, artifactCount: before ? r.artifactCount : r.artifactCount + 1, artifact });
       return lastSeq;
     });
   }
@@ -287,7 +315,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   inFlight(): Array<{ scope: StoreScope; taskId: string; contextId: string }> {
-    this.records.flush();
+    this.flushRows();
     return this.rows.inFlight().map((r) => ({
       scope: { tenant: r.tenant, agentId: r.agent },
       taskId: r.id,

@@ -1,7 +1,8 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { StoreScope } from "../task-store.js";
-import { RecencyMap } from "./recency-map.js";
+import type { ArtifactHead } from "./artifacts.js";
 import { HeldChildren, type ArtifactRowsChange } from "./held-children.js";
+import { RecencyMap } from "./recency-map.js";
 import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
@@ -26,6 +27,8 @@ export interface TaskRecord extends NewTaskRow {
   /** False only when the task is known to have no push config: its events then owe no webhook. */
   mayPush: boolean;
   pending: Pending;
+  /** Its artifacts' heads once read (or since it was created): appends need no read (artifacts.ts). */
+  heads?: Map<string, ArtifactHead>;
   /** Its history and artifact rows, when this process created the task and they fit the bound (held-children.ts). */
   held?: HeldChildren;
 }
@@ -67,8 +70,11 @@ function keyOf(tenant: string, agent: string, id: string): string {
   return `${tenant}\u0000${agent}\u0000${id}`;
 }
 
+/** What one kept artifact head is counted as against maxBytes (its id, two numbers and the map entry). */
+export const HEAD_BYTES = 96;
+
 function sizeOf(r: TaskRecord): number {
-  return r.status.length + (r.metadata?.length ?? 0) + (r.held?.bytes ?? 0);
+  return r.status.length + (r.metadata?.length ?? 0) + (r.heads?.size ?? 0) * HEAD_BYTES + (r.held?.bytes ?? 0);
 }
 
 /**
@@ -160,6 +166,11 @@ export class TaskRecords {
     if (pending > record.pending) record.pending = pending;
     this.bytes += sizeOf(record);
     this.dirty.add(record);
+  }
+
+  /** A held record grew in memory by `bytes` (artifact heads): counted against maxBytes like the rest. */
+  charge(record: TaskRecord, bytes: number): void {
+    if (this.byKey.peek(keyOf(record.tenant, record.agent, record.id)) === record) this.bytes += bytes;
   }
 
   /** Writes every changed row, each once; call inside the transaction that made the changes. */
