@@ -95,9 +95,7 @@ const FLUSH_EVERY_MS = 100;
  * outright loses at most the last tenth of a second of info lines.
  */
 function stderrLines(): ReturnType<typeof pino.destination> {
-  const dest = pino.destination({ dest: 2, sync: false, minLength: 4096 });
-  setInterval(() => dest.flush(), FLUSH_EVERY_MS).unref();
-  return dest;
+  return pino.destination({ dest: 2, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
 }
 
 /**
