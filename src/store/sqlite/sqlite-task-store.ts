@@ -38,7 +38,7 @@ import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
-import { HEAD_BYTES, RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
+import { RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
 /** Options of the SQLite store. */
@@ -267,8 +267,9 @@ export class SqliteTaskStore implements TaskStore {
   private headsOf(r: TaskRecord): Map<string, ArtifactHead> {
     if (!r.heads) {
       // The row's artifact count says when there is nothing to read.
-      r.heads = r.artifactCount === 0 ? new Map() : this.artifacts.heads(r.pk);
-      this.records.charge(r, r.heads.size * HEAD_BYTES);
+      const heads = r.artifactCount === 0 ? new Map<string, ArtifactHead>() : this.artifacts.heads(r.pk);
+      this.records.resize(r, () => (r.heads = heads));
+      return heads;
     }
     return r.heads;
   }
@@ -288,8 +289,9 @@ export class SqliteTaskStore implements TaskStore {
       const head = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts, before });
       const lastSeq = this.logEvent(r, event, rows.event);
       // Every statement of the write succeeded: now the record and the heads may move.
-      if (!before) this.records.charge(r, HEAD_BYTES);
-      heads.set(id, head);
+      // A new head counts against the records' bound; a moved one keeps its size.
+      if (before) heads.set(id, head);
+      else this.records.resize(r, () => heads.set(id, head));
       if (before && change.append) this.artifacts.grew(r.pk, id, head);
       const artifact = { change, head: rows.head, parts: rows.parts };
       this.records.apply(r, { lastSeq, artifactCount: before ? r.artifactCount : r.artifactCount + 1, artifact });

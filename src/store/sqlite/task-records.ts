@@ -71,7 +71,7 @@ function keyOf(tenant: string, agent: string, id: string): string {
 }
 
 /** What one kept artifact head is counted as against maxBytes (its id, two numbers and the map entry). */
-export const HEAD_BYTES = 96;
+const HEAD_BYTES = 96;
 
 function sizeOf(r: TaskRecord): number {
   return r.status.length + (r.metadata?.length ?? 0) + (r.heads?.size ?? 0) * HEAD_BYTES + (r.held?.bytes ?? 0);
@@ -111,7 +111,6 @@ export class TaskRecords {
     private readonly rows: TaskRows,
     private readonly limits: RecordLimits = RECORD_LIMITS,
   ) {}
-
 
   /** The record of a task, read from the table on first use; undefined when no such task exists. */
   find(scope: StoreScope, taskId: string): TaskRecord | undefined {
@@ -168,9 +167,12 @@ export class TaskRecords {
     this.dirty.add(record);
   }
 
-  /** A held record grew in memory by `bytes` (artifact heads): counted against maxBytes like the rest. */
-  charge(record: TaskRecord, bytes: number): void {
-    if (this.byKey.peek(keyOf(record.tenant, record.agent, record.id)) === record) this.bytes += bytes;
+  /** Changes what a record keeps in memory beside its row (its artifact heads), counted against maxBytes like the rest. */
+  resize(record: TaskRecord, change: () => void): void {
+    const held = this.byKey.peek(keyOf(record.tenant, record.agent, record.id)) === record;
+    if (held) this.bytes -= sizeOf(record);
+    change();
+    if (held) this.bytes += sizeOf(record);
   }
 
   /** Writes every changed row, each once; call inside the transaction that made the changes. */
