@@ -161,8 +161,16 @@ export async function loadStep(f: HubFleet, L: Load, proc: ServerProcess, n: str
   } else if (roll < 0.5) {
     if (L.cancelable.length === 0) return;
     const op = count("cancel");
-    // §3.1.5: a task that completed, or failed with its dead replica, is not cancelable.
-    await cancelNext(client, L.cancelable, L.cancelSent, () => true, (task, t) => ack(op, task, t.mayComplete));
+    const target = L.cancelable[0]!;
+    try {
+      // §3.1.5: a task that completed, or failed with its dead replica, is not cancelable.
+      await cancelNext(client, L.cancelable, L.cancelSent, () => true, (task, t) => ack(op, task, t.mayComplete));
+    } catch (e) {
+      // A cancel cut short by a kill of the replica it was sent to may never have reached the task's owner,
+      // which runs on: the end of the load cancels it again (§3.3.1: a second cancel answers the same).
+      L.cancelable.push(target);
+      throw e;
+    }
   } else if (roll < 0.7) {
     const text = rnd.chance(0.5) ? "stream 5" : `slow ${rnd.int(200, 1_200)}`;
     count(`stream ${text.split(" ")[0]}`);
