@@ -37,6 +37,9 @@ interface Unit {
  * committed when the first returns. The longer the round trip, the more
  * each unit carries, so group commit grows with the latency by itself.
  */
+/** At most one "committing failed" line per this window; the failures within it are counted. */
+const FAILURE_LOG_WINDOW_MS = 30_000;
+
 export class UnitOfWork {
   /** The unit taking writes now; undefined when none is open. */
   private open_: Unit | undefined;
@@ -44,8 +47,10 @@ export class UnitOfWork {
   private flying: Unit | undefined;
   /** The open unit's turn ended while another was in flight: commit it when that one returns. */
   private commitWanted = false;
-  /** Units failed since the last one committed. */
-  private failedInRow = 0;
+  /** Failed units not logged one by one: counted into one line once units commit again. */
+  private failedUnlogged = 0;
+  /** When a failed unit was last logged (Date.now()). */
+  private failureLoggedAt = -Infinity;
 
   constructor(
     private readonly store: TaskStore,
@@ -136,15 +141,22 @@ export class UnitOfWork {
   }
 
   private committed(unit: Unit): void {
-    if (this.failedInRow > 1) this.logger.error("units of work failed while the task store could not commit; none of their events were stored", { units: this.failedInRow });
-    this.failedInRow = 0;
+    if (this.failedUnlogged > 0) this.logger.error("units of work failed while the task store could not commit; none of their events were stored", { units: this.failedUnlogged });
+    this.failedUnlogged = 0;
     for (const effect of unit.effects) if (effect.committed) this.run(effect.committed);
     for (const w of unit.waiters) w.resolve();
   }
 
   private failed(unit: Unit, e: unknown): void {
-    // An outage fails every unit until the store is back: the first is logged, the rest are counted once it commits again.
-    if (this.failedInRow++ === 0) this.logger.error("committing task events failed; they were not stored", { error: String(e) });
+    // An outage fails every unit until the store is back, and its edges flap (a commit on a fresh connection
+    // between failures on broken ones): one failure is logged per window, the rest counted once units commit again.
+    const now = Date.now();
+    if (now - this.failureLoggedAt >= FAILURE_LOG_WINDOW_MS) {
+      this.failureLoggedAt = now;
+      this.logger.error("committing task events failed; they were not stored", { error: String(e) });
+    } else {
+      this.failedUnlogged++;
+    }
     const error = storeFailure(e);
     for (const effect of unit.effects) if (effect.rolledBack) this.run(() => effect.rolledBack!(error));
     for (const w of unit.waiters) w.reject(error);
