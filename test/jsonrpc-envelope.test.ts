@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { create, toJson } from "@bufbuild/protobuf";
 import {
   GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ListTasksResponseSchema,
+  Role,
   SendMessageRequestSchema,
   TaskSchema,
   TaskState,
@@ -125,6 +127,17 @@ describe("ProtoJSON reading", () => {
     expect(oneof.description).toContain("oneof");
     expect(violation(() => readProtoJson(SendMessageRequestSchema, { message: "hi" })).field).toBe("message");
     expect(violation(() => readProtoJson(SendMessageRequestSchema, { message: { parts: {} } })).field).toBe("message.parts");
+  });
+
+  it("names an enum value given by a name its enum does not have, at any depth, and takes the ones it has", () => {
+    const robot = violation(() => readProtoJson(SendMessageRequestSchema, { message: { messageId: "m", role: "ROLE_ROBOT", parts: [{ text: "a" }] } }));
+    expect(robot.field).toBe("message.role");
+    expect(robot.description).toContain("ROLE_USER");
+    expect(violation(() => readProtoJson(ListTasksRequestSchema, { status: "TASK_STATE_BOGUS" })).field).toBe("status");
+    // Free-form metadata (a Struct) is not an enum, whatever its strings say.
+    const ok = readProtoJson(SendMessageRequestSchema, { message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "a", metadata: { role: "ROLE_ROBOT" } }] }, metadata: { status: "TASK_STATE_BOGUS" } });
+    expect(ok.message?.role).toBe(Role.AGENT);
+    expect(readProtoJson(ListTasksRequestSchema, { status: "TASK_STATE_WORKING" }).status).toBe(TaskState.WORKING);
   });
 
   it("refuses params that are not an object", () => {

@@ -87,27 +87,70 @@ export function readProtoJson<Desc extends DescMessage>(schema: Desc, json: unkn
   return message;
 }
 
-/** Finds enum values given as names that the enum does not have. */
+/**
+ * Per message type: its fields by JSON and proto name, when an enum can be
+ * reached from it (else there is nothing to check below it). Built once per
+ * type: every JSON request is checked, SendMessage's Role among them.
+ */
+const enumFieldMaps = new Map<DescMessage, ReadonlyMap<string, DescField> | null>();
+
+function enumFieldsOf(desc: DescMessage): ReadonlyMap<string, DescField> | null {
+  let fields = enumFieldMaps.get(desc);
+  if (fields === undefined) {
+    fields = reachesEnum(desc, new Set()) ? new Map(desc.fields.flatMap((f) => [[f.jsonName, f] as const, [f.name, f] as const])) : null;
+    enumFieldMaps.set(desc, fields);
+  }
+  return fields;
+}
+
+function reachesEnum(desc: DescMessage, seen: Set<DescMessage>): boolean {
+  if (seen.has(desc) || isWellKnown(desc)) return false;
+  seen.add(desc);
+  return desc.fields.some((f) => {
+    const kind = f.fieldKind === "list" ? f.listKind : f.fieldKind === "map" ? f.mapKind : f.fieldKind;
+    if (kind === "enum") return true;
+    return kind === "message" && reachesEnum((f as { message: DescMessage }).message, seen);
+  });
+}
+
+function isEnumName(e: DescEnum, v: JsonValue): boolean {
+  return typeof v !== "string" || e.values.some((x) => x.name === v);
+}
+
+function unknownEnumName(e: DescEnum, v: JsonValue, at: string): A2AError {
+  return invalidShape(at, `${JSON.stringify(v)} is not one of ${e.values.map((x) => x.name).join(", ")}`);
+}
+
+/** Finds enum values given as names that the enum does not have. A path is built only for an error or a level below. */
 function checkEnumNames(desc: DescMessage, json: JsonObject, path: string): void {
-  for (const [key, value] of Object.entries(json)) {
-    const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
-    if (!field || value === null) continue;
-    const fieldPath = path ? `${path}.${key}` : key;
-    const known = (e: DescEnum, v: JsonValue, at: string): void => {
-      if (typeof v === "string" && !e.values.some((x) => x.name === v)) {
-        throw invalidShape(at, `${JSON.stringify(v)} is not one of ${e.values.map((x) => x.name).join(", ")}`);
+  const fields = enumFieldsOf(desc);
+  if (!fields) return;
+  for (const key in json) {
+    const field = fields.get(key);
+    const value = json[key];
+    if (!field || value === null || value === undefined) continue;
+    if (field.fieldKind === "enum") {
+      if (!isEnumName(field.enum, value)) throw unknownEnumName(field.enum, value, joinPath(path, key));
+    } else if (field.fieldKind === "list" && Array.isArray(value)) {
+      if (field.listKind === "enum") {
+        for (let i = 0; i < value.length; i++) if (!isEnumName(field.enum, value[i]!)) throw unknownEnumName(field.enum, value[i]!, `${joinPath(path, key)}[${i}]`);
+      } else if (field.listKind === "message" && enumFieldsOf(field.message)) {
+        for (let i = 0; i < value.length; i++) if (isObject(value[i])) checkEnumNames(field.message, value[i] as JsonObject, `${joinPath(path, key)}[${i}]`);
       }
-    };
-    if (field.fieldKind === "enum") known(field.enum, value, fieldPath);
-    else if (field.fieldKind === "list" && field.listKind === "enum" && Array.isArray(value)) value.forEach((v, i) => known(field.enum, v, `${fieldPath}[${i}]`));
-    else if (field.fieldKind === "map" && field.mapKind === "enum" && isObject(value)) for (const [k, v] of Object.entries(value)) known(field.enum, v, `${fieldPath}.${k}`);
-    else if (field.fieldKind === "message" && !isWellKnown(field.message) && isObject(value)) checkEnumNames(field.message, value, fieldPath);
-    else if (field.fieldKind === "list" && field.listKind === "message" && !isWellKnown(field.message) && Array.isArray(value)) {
-      value.forEach((v, i) => isObject(v) && checkEnumNames(field.message, v, `${fieldPath}[${i}]`));
-    } else if (field.fieldKind === "map" && field.mapKind === "message" && !isWellKnown(field.message) && isObject(value)) {
-      for (const [k, v] of Object.entries(value)) if (isObject(v)) checkEnumNames(field.message, v, `${fieldPath}.${k}`);
+    } else if (field.fieldKind === "map" && isObject(value)) {
+      if (field.mapKind === "enum") {
+        for (const k in value) if (!isEnumName(field.enum, value[k]!)) throw unknownEnumName(field.enum, value[k]!, `${joinPath(path, key)}.${k}`);
+      } else if (field.mapKind === "message" && enumFieldsOf(field.message)) {
+        for (const k in value) if (isObject(value[k])) checkEnumNames(field.message, value[k] as JsonObject, `${joinPath(path, key)}.${k}`);
+      }
+    } else if (field.fieldKind === "message" && isObject(value) && enumFieldsOf(field.message)) {
+      checkEnumNames(field.message, value, joinPath(path, key));
     }
   }
+}
+
+function joinPath(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
 }
 
 function invalidShape(field: string, description: string): A2AError {
@@ -124,7 +167,7 @@ function locateFault(desc: DescMessage, json: JsonObject, path: string): { field
   for (const [key, value] of Object.entries(json)) {
     const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
     if (!field || value === null) continue;
-    const fieldPath = path ? `${path}.${key}` : key;
+    const fieldPath = joinPath(path, key);
     const problem = decodeProblem(desc, { [key]: value });
     if (problem === undefined) continue;
     if (field.fieldKind === "message" && !isWellKnown(field.message)) {

@@ -1,5 +1,4 @@
 import { toBinary, type DescMessage } from "@bufbuild/protobuf";
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import {
   ArtifactSchema,
   MessageSchema,
@@ -15,6 +14,7 @@ import {
   type TaskStatus,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { artifactHead } from "./row-codecs.js";
+import { fieldValue, fieldValues, withoutField } from "./wire-scan.js";
 
 /**
  * An event is encoded once. The rows written beside it (a task's status,
@@ -44,37 +44,6 @@ const F = {
   artifactParts: fieldNo(ArtifactSchema, "parts"),
 };
 
-/** The encoded values of every occurrence of a length-delimited field, as views of `bytes`. */
-function valuesOf(bytes: Uint8Array, field: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const [no, type] = r.tag();
-    if (no === field && type === WireType.LengthDelimited) out.push(r.bytes());
-    else r.skip(type, no);
-  }
-  return out;
-}
-
-/** The encoded value of a singular message field (toBinary writes it once). */
-function valueOf(bytes: Uint8Array, field: number): Uint8Array | undefined {
-  const all = valuesOf(bytes, field);
-  return all[all.length - 1];
-}
-
-/** The encoded message without any occurrence of `field`. */
-function without(bytes: Uint8Array, field: number): Uint8Array {
-  const kept: Uint8Array[] = [];
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const start = r.pos;
-    const [no, type] = r.tag();
-    r.skip(type, no);
-    if (no !== field) kept.push(bytes.subarray(start, r.pos));
-  }
-  return Buffer.concat(kept);
-}
-
 /** A copy: a row held in memory must not keep the whole event's buffer alive. */
 function own(view: Uint8Array): Uint8Array {
   return view.slice();
@@ -89,9 +58,9 @@ export function creationRows(event: StreamResponse, status: TaskStatus, history:
   const bytes = toBinary(StreamResponseSchema, event);
   const p = event.payload;
   if (p.case === "task" && p.value.status === status && same(p.value.history, history)) {
-    const task = valueOf(bytes, F.task);
-    const s = task && valueOf(task, F.taskStatus);
-    const h = task && valuesOf(task, F.taskHistory);
+    const task = fieldValue(bytes, F.task);
+    const s = task && fieldValue(task, F.taskStatus);
+    const h = task && fieldValues(task, F.taskHistory);
     if (s && h && h.length === history.length) return { event: bytes, status: own(s), history: h };
   }
   return { event: bytes, status: toBinary(TaskStatusSchema, status), history: history.map((m) => toBinary(MessageSchema, m)) };
@@ -102,9 +71,9 @@ export function statusRows(event: StreamResponse, status: TaskStatus): { event: 
   const bytes = toBinary(StreamResponseSchema, event);
   const p = event.payload;
   if (p.case === "statusUpdate" && p.value.status === status) {
-    const update = valueOf(bytes, F.statusUpdate);
-    const s = update && valueOf(update, F.updateStatus);
-    const message = s && status.message ? valueOf(s, F.statusMessage) : undefined;
+    const update = fieldValue(bytes, F.statusUpdate);
+    const s = update && fieldValue(update, F.updateStatus);
+    const message = s && status.message ? fieldValue(s, F.statusMessage) : undefined;
     if (s && (message || !status.message)) return { event: bytes, status: own(s), message };
   }
   return { event: bytes, status: toBinary(TaskStatusSchema, status), message: status.message && toBinary(MessageSchema, status.message) };
@@ -115,10 +84,10 @@ export function artifactRows(event: StreamResponse, artifact: Artifact): { event
   const bytes = toBinary(StreamResponseSchema, event);
   const p = event.payload;
   if (p.case === "artifactUpdate" && p.value.artifact === artifact) {
-    const update = valueOf(bytes, F.artifactUpdate);
-    const a = update && valueOf(update, F.updateArtifact);
-    const parts = a && valuesOf(a, F.artifactParts);
-    if (a && parts && parts.length === artifact.parts.length) return { event: bytes, head: without(a, F.artifactParts), parts };
+    const update = fieldValue(bytes, F.artifactUpdate);
+    const a = update && fieldValue(update, F.updateArtifact);
+    const parts = a && fieldValues(a, F.artifactParts);
+    if (a && parts && parts.length === artifact.parts.length) return { event: bytes, head: withoutField(a, F.artifactParts), parts };
   }
   return { event: bytes, head: artifactHead(artifact), parts: artifact.parts.map((part) => toBinary(PartSchema, part)) };
 }
