@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LIMIT_KEYS, limitEnvName, SERVE_OPTIONS } from "../src/server/index.js";
@@ -160,15 +160,23 @@ describe("start-up errors say where, and only command-line errors point at --hel
   });
 });
 
+/** The files bin/start.mjs compiled the server into, for processes running now (or killed). */
+function compiledFiles(): string[] {
+  const dir = join(REPO_ROOT, ".build");
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
 describe("npm start still serves", { timeout: 120_000 }, () => {
-  it("with -- --port and --data, as the tsx CLI runs it", async () => {
+  it("with -- --port and --data, compiled at start as npm start runs it, and leaves no compiled file behind", async () => {
     const data = tempDataDir();
     try {
-      const server = await spawnServer(data, { launcher: "tsx-cli" });
+      const server = await spawnServer(data, { launcher: "start" });
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       expect((await fetch(`${server.url}.well-known/agent-card.json`)).status).toBe(200);
+      expect(compiledFiles().some((f) => f.includes(`.${server.pid}.mjs`))).toBe(true);
       server.signal("SIGTERM");
       expect((await server.waitExit(15_000)).code).toBe(0);
+      expect(compiledFiles().filter((f) => f.includes(`.${server.pid}.mjs`))).toEqual([]);
     } finally {
       removeDir(data);
     }

@@ -79,7 +79,7 @@ async function idleConnection(url: string): Promise<Socket> {
   return socket;
 }
 
-describe.each<Launcher>(["node", "tsx-cli"])("graceful stop (launched via %s)", (launcher) => {
+describe.each<Launcher>(["node", "start", "tsx-cli"])("graceful stop (launched via %s)", (launcher) => {
   it("SIGTERM refuses new connections, lets the unary call and the streams in flight finish with their last events, flushes what they wrote, and exits 0", async () => {
     dataDir = tempDataDir();
     // A buffer that holds the whole burst below: its reader is paused on purpose.

@@ -58,15 +58,16 @@ export interface HubChildOptions {
 }
 
 /**
- * a2a-hub exactly as `npm start` runs it (src/main.ts: durable SQLite, the
- * echo agent, every binding the server mounts), minus the npm wrapper, so
- * the pid is the server's own and its RSS is the server's.
+ * a2a-hub exactly as `npm start` runs it (bin/start.mjs: src/main.ts
+ * compiled, durable SQLite, the echo agent, every binding the server
+ * mounts), minus the npm wrapper, so the pid is the server's own and its
+ * RSS is the server's.
  */
 export async function startHubChild(pinning: CpuPinning, dataDir: string, options: HubChildOptions = {}): Promise<ServerUnderTest> {
   const flags = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [];
   // The hub's defaults are what is measured: no A2A_HUB_* settings (rate limits, tenants) leak in from the caller.
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_") && !k.startsWith("OTEL_"))), ...options.env };
-  const child = new Child("a2a-hub", [...pinning.server, ...nodeTs("src/main.ts", ["--port", "0", "--data", dataDir], flags)], { env });
+  const child = new Child("a2a-hub", [...pinning.server, process.execPath, ...flags, "bin/start.mjs", "--port", "0", "--data", dataDir], { env });
   const m = await child.waitForLine(/a2a-hub listening on (http:\/\/\S+\/)/, START_TIMEOUT_MS);
   return { child, url: m[1]! };
 }

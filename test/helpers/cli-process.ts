@@ -51,9 +51,9 @@ export function cli(args: readonly string[], options: { stdin?: string; env?: Re
   return runProcess(process.execPath, [BIN, ...args], options);
 }
 
-/** Runs `src/main.ts <args>` from the repository, as `npm start -- <args>` does (without npm's own start-up). */
+/** Runs `bin/start.mjs <args>` from the repository, as `npm start -- <args>` does (without npm's own start-up). */
 export function npmStart(args: readonly string[], options: { env?: Record<string, string> } = {}): Promise<Run> {
-  return runProcess(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { ...options, cwd: REPO_ROOT });
+  return runProcess(process.execPath, ["bin/start.mjs", ...args], { ...options, cwd: REPO_ROOT });
 }
 
 /** A serving process started by startServing. */

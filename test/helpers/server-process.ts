@@ -20,11 +20,13 @@ export interface Exit {
  * How the server is launched.
  * - "node": `node --import tsx src/main.ts`, one process, so a signal sent to
  *   the pid reaches the server itself (SIGKILL is a real crash).
- * - "tsx-cli": `node_modules/.bin/tsx src/main.ts`, what `npm start` runs. The
- *   tsx CLI runs the server in a child process and relays signals to it; the
- *   pair gets its own process group so that a crash or a cleanup kills both.
+ * - "start": `node bin/start.mjs`, what `npm start` runs: the server compiled
+ *   at start, in one process.
+ * - "tsx-cli": `node_modules/.bin/tsx src/main.ts`. The tsx CLI runs the
+ *   server in a child process and relays signals to it; the pair gets its
+ *   own process group so that a crash or a cleanup kills both.
  */
-export type Launcher = "node" | "tsx-cli";
+export type Launcher = "node" | "start" | "tsx-cli";
 
 /** A hub running as a child process, as `npm start -- --port 0 --data <dir>` starts it. */
 export interface ServerProcess {
@@ -73,11 +75,13 @@ export async function spawnServer(
 ): Promise<ServerProcess> {
   const env = { ...process.env, ...options.env };
   const launcher = options.launcher ?? "node";
-  const args = ["src/main.ts", "--port", "0", "--host", "127.0.0.1", "--data", dataDir];
+  const args = ["--port", "0", "--host", "127.0.0.1", "--data", dataDir];
   const child =
     launcher === "node"
-      ? spawn(process.execPath, ["--import", "tsx", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
-      : spawn(join(REPO_ROOT, "node_modules/.bin/tsx"), args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      ? spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+      : launcher === "start"
+        ? spawn(process.execPath, ["bin/start.mjs", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+        : spawn(join(REPO_ROOT, "node_modules/.bin/tsx"), ["src/main.ts", ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const pid = child.pid;
   if (pid === undefined) throw new Error("the server process did not start");
   const group = launcher === "tsx-cli";
