@@ -13,7 +13,7 @@
 // the bundle, so those lookups see the source tree as they do under tsx.
 // Packages stay imports, resolved from the repository's node_modules.
 import { build, stop } from "esbuild";
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -38,9 +38,18 @@ const keepModuleUrls = {
  */
 export async function runCompiled(entry) {
   const dir = join(ROOT, ".build");
-  mkdirSync(dir, { recursive: true });
-  removeOrphans(dir);
   const out = join(dir, `${entry.replace(/[^a-z0-9]+/gi, "-")}.${process.pid}.mjs`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    removeOrphans(dir);
+    writeFileSync(out, "");
+  } catch (e) {
+    // A read-only checkout (a container's image, say): the sources run under tsx instead, as the tests run them.
+    process.stderr.write(`a2a-hub: cannot write ${dir} (${e.code ?? e.message}); running the sources under tsx\n`);
+    const { register } = await import("tsx/esm/api");
+    register();
+    return import(pathToFileURL(join(ROOT, entry)).href);
+  }
   process.on("exit", () => {
     rmSync(out, { force: true });
     rmSync(`${out}.map`, { force: true });
