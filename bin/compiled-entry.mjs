@@ -1,5 +1,5 @@
 // Compiles a TypeScript entry point of the server into one JavaScript module
-// with esbuild, for `npm start` and the bin to run on plain Node.
+// with esbuild, for `npm start` (bin/start.mjs) to run on plain Node.
 //
 // Why not tsx, as the tests do: tsx runs its module loader in a second V8
 // isolate for the life of the process (about 50 MiB of RSS on an idle hub),

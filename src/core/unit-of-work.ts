@@ -1,5 +1,6 @@
 import type { TaskStore } from "../store/index.js";
 import { A2AError } from "../protocol/index.js";
+import { LogWindow, OUTAGE_LOG_WINDOW_MS } from "./log-window.js";
 import type { Logger } from "./logger.js";
 import { clientError } from "./store-errors.js";
 
@@ -37,9 +38,6 @@ interface Unit {
  * committed when the first returns. The longer the round trip, the more
  * each unit carries, so group commit grows with the latency by itself.
  */
-/** At most one "committing failed" line per this window; the failures within it are counted. */
-const FAILURE_LOG_WINDOW_MS = 30_000;
-
 export class UnitOfWork {
   /** The unit taking writes now; undefined when none is open. */
   private open_: Unit | undefined;
@@ -49,8 +47,8 @@ export class UnitOfWork {
   private commitWanted = false;
   /** Failed units not logged one by one: counted into one line once units commit again. */
   private failedUnlogged = 0;
-  /** When a failed unit was last logged (Date.now()). */
-  private failureLoggedAt = -Infinity;
+  /** One "committing failed" line per window; the failures it holds back are counted. */
+  private readonly failureLog = new LogWindow(OUTAGE_LOG_WINDOW_MS);
 
   constructor(
     private readonly store: TaskStore,
@@ -150,9 +148,7 @@ export class UnitOfWork {
   private failed(unit: Unit, e: unknown): void {
     // An outage fails every unit until the store is back, and its edges flap (a commit on a fresh connection
     // between failures on broken ones): one failure is logged per window, the rest counted once units commit again.
-    const now = Date.now();
-    if (now - this.failureLoggedAt >= FAILURE_LOG_WINDOW_MS) {
-      this.failureLoggedAt = now;
+    if (this.failureLog.take()) {
       this.logger.error("committing task events failed; they were not stored", { error: String(e) });
     } else {
       this.failedUnlogged++;

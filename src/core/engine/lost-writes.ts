@@ -25,13 +25,12 @@ import type { Logger } from "../logger.js";
 import type { UnitOfWork } from "../unit-of-work.js";
 import type { RunRegistry } from "./run-registry.js";
 import { systemMessage, taskKey, type TaskAddress } from "./run.js";
+import { LogWindow, OUTAGE_LOG_WINDOW_MS } from "../log-window.js";
 import type { BusEvent, TaskWriter } from "./task-writer.js";
 
 /** The first retry comes soon (a blip); later ones back off to one every few seconds while the store stays down. */
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 2_000;
-/** At most one "cannot be reached" warning per this window (the unit of work's failure line has the same). */
-const OUTAGE_WARN_WINDOW_MS = 30_000;
 
 export interface LostWritesDeps {
   readonly runs: RunRegistry;
@@ -50,8 +49,8 @@ export class LostWrites {
   private readonly settling = new Set<string>();
   /** The one probe of a store that did not answer, which every waiting task shares. */
   private probing: Promise<void> | undefined;
-  /** When the last outage was warned of (Date.now()): an outage's flapping edges are one outage. */
-  private warnedAt = -Infinity;
+  /** One "cannot be reached" warning per window: an outage's flapping edges are one outage. */
+  private readonly outageLog = new LogWindow(OUTAGE_LOG_WINDOW_MS);
 
   constructor(private readonly deps: LostWritesDeps) {}
 
@@ -103,8 +102,7 @@ export class LostWrites {
   /** Resolves once the store answers a ping (or the engine stops); one probe, and one warning, per outage. */
   private storeAnswers(error: unknown): Promise<void> {
     if (!this.probing) {
-      if (Date.now() - this.warnedAt >= OUTAGE_WARN_WINDOW_MS) {
-        this.warnedAt = Date.now();
+      if (this.outageLog.take()) {
         this.deps.logger.warn("the task store cannot be reached; tasks whose writes were lost are settled once it answers", { error: String(error) });
       }
       this.probing = this.probe().finally(() => (this.probing = undefined));
