@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { basename, dirname, join } from "node:path";
 import type { ProfileFrame } from "./results.js";
 
 interface ProfileNode {
@@ -26,14 +28,48 @@ const IDLE = "(idle)";
 /**
  * A short place name: package and file for dependencies, the repo path for
  * our own code. TypeScript run through tsx has no usable line numbers in a
- * profile (V8 does not apply source maps), so .ts files are named without one.
+ * profile (V8 does not apply source maps), so .ts files are named without
+ * one, unless the line came from a source map (`mapped`).
  */
-function where(url: string, line: number): string {
+function where(url: string, line: number, mapped = false): string {
   if (!url) return "";
   const path = url.replace(/^file:\/\//, "");
   const nm = path.lastIndexOf("/node_modules/");
   const short = nm >= 0 ? path.slice(nm + "/node_modules/".length).replace(/\/dist\/(esm|cjs)\//, "/…/") : path.replace(/^.*?\/(src|gen|bench)\//, "$1/");
-  return short.endsWith(".ts") ? short : `${short}:${line + 1}`;
+  return short.endsWith(".ts") && !mapped ? short : `${short}:${line + 1}`;
+}
+
+type CallFrame = ProfileNode["callFrame"];
+
+/**
+ * Frames of a compiled file (npm start runs src/ bundled into .build/)
+ * mapped back to the TypeScript they came from, through the file's source
+ * map when a copy of it lies beside the profile (servers-under-test.ts
+ * keeps one); other frames pass as they are.
+ */
+class FrameSources {
+  private readonly maps = new Map<string, SourceMap | undefined>();
+
+  constructor(private readonly profileDir: string) {}
+
+  resolve(cf: CallFrame): { url: string; line: number; mapped: boolean } {
+    const map = cf.url.includes("/.build/") ? this.mapOf(cf.url) : undefined;
+    const entry = map?.findEntry(cf.lineNumber, cf.columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
+    if (!entry?.originalSource) return { url: cf.url, line: cf.lineNumber, mapped: false };
+    return { url: entry.originalSource, line: entry.originalLine ?? 0, mapped: true };
+  }
+
+  private mapOf(url: string): SourceMap | undefined {
+    if (this.maps.has(url)) return this.maps.get(url);
+    const file = join(this.profileDir, `${basename(url)}.map`);
+    let map: SourceMap | undefined;
+    if (existsSync(file)) {
+      // Sources are named relative to the compiled file (../src/...): where() and area() read only the src/ tail.
+      map = new SourceMap(JSON.parse(readFileSync(file, "utf8")) as ConstructorParameters<typeof SourceMap>[0]);
+    }
+    this.maps.set(url, map);
+    return map;
+  }
 }
 
 /** What part of the stack a frame belongs to, for the by-area summary. */
@@ -67,6 +103,7 @@ export function topSelfFrames(file: string, limit: number, window?: ProfileWindo
     if (window && (at < window.fromUs || at > window.toUs)) return;
     selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
   });
+  const sources = new FrameSources(dirname(file));
   const perFrame = new Map<string, { fn: string; where: string; us: number }>();
   const perArea = new Map<string, number>();
   let busyUs = 0;
@@ -79,12 +116,13 @@ export function topSelfFrames(file: string, limit: number, window?: ProfileWindo
     }
     busyUs += us;
     const fn = cf.functionName || "(anonymous)";
-    const w = where(cf.url, cf.lineNumber);
+    const source = sources.resolve(cf);
+    const w = where(source.url, source.line, source.mapped);
     const key = `${fn}@${w}`;
     const entry = perFrame.get(key) ?? { fn, where: w, us: 0 };
     entry.us += us;
     perFrame.set(key, entry);
-    const a = area(cf.url, fn);
+    const a = area(source.url, fn);
     perArea.set(a, (perArea.get(a) ?? 0) + us);
   }
   const frames = [...perFrame.values()]

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Child, nodeTs } from "./child-process.js";
 import type { CpuPinning } from "./cpu-pinning.js";
@@ -69,5 +69,23 @@ export async function startHubChild(pinning: CpuPinning, dataDir: string, option
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_") && !k.startsWith("OTEL_"))), ...options.env };
   const child = new Child("a2a-hub", [...pinning.server, process.execPath, ...flags, "bin/start.mjs", "--port", "0", "--data", dataDir], { env });
   const m = await child.waitForLine(/a2a-hub listening on (http:\/\/\S+\/)/, START_TIMEOUT_MS);
+  if (options.cpuProfDir) keepSourceMap(child.pid, options.cpuProfDir);
   return { child, url: m[1]! };
+}
+
+/**
+ * The source map of the compiled server, copied beside its CPU profile:
+ * the profile names the compiled file (.build/, removed when the hub
+ * exits), and cpu-profile.ts maps its frames back to src/ through the map.
+ * A hub that fell back to tsx has no compiled file, and nothing is copied.
+ */
+function keepSourceMap(pid: number, profDir: string): void {
+  const build = ".build";
+  let names: string[];
+  try {
+    names = readdirSync(build);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.endsWith(`.${pid}.mjs.map`)) copyFileSync(join(build, name), join(profDir, name));
 }
