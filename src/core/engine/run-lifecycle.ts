@@ -58,7 +58,10 @@ export class RunLifecycle {
       contextId: run.contextId,
       message: run.userMessage,
       task: before,
-      signal: run.controller.signal,
+      // Read on demand: AbortController makes its signal (an EventTarget, ~1% of a SendMessage's CPU) on first read, and an agent that finishes in one turn never reads it.
+      get signal() {
+        return run.controller.signal;
+      },
       tenant: run.scope.tenant,
       agentId: run.agent.id,
       extensions: run.options.extensions,
