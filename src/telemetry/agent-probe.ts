@@ -16,10 +16,14 @@ export function instrumentAgent(agent: HostedAgent): HostedAgent {
   const executor: HostedAgent["executor"] = {
     execute: async (ctx, sink) => {
       const parent = ctx.traceContext ?? context.active();
-      const span = hubTracer().startSpan("agent run", { attributes: { "a2a.agent": agent.id, "a2a.task_id": ctx.taskId, "a2a.context_id": ctx.contextId, "a2a.tenant": ctx.tenant } }, parent);
+      // Tenant and context id are on the server span (its parent); agent and task id stay, for a run that outlives its call.
+      const span = hubTracer().startSpan("agent run", { attributes: { "a2a.agent": agent.id, "a2a.task_id": ctx.taskId } }, parent);
       const runContext = trace.setSpan(parent, span);
+      // The run's own context object (the engine makes one per run) takes the run span's trace context: a copy
+      // would read its signal getter, making the AbortSignal the engine leaves to the agent (run-lifecycle.ts).
+      (ctx as { traceContext?: Context }).traceContext = runContext;
       try {
-        return await context.with(runContext, () => inner.execute({ ...ctx, traceContext: runContext }, tracedSink(sink, runContext)));
+        return await context.with(runContext, () => inner.execute(ctx, tracedSink(sink, runContext)));
       } catch (e) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
         throw e;
