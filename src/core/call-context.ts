@@ -78,7 +78,10 @@ export interface FacadeCallInit {
   readonly signal?: AbortSignal;
   readonly scope?: CallScope;
   readonly params?: ServiceParams;
-  readonly requestHeader?: HeadersInit;
+  /** The request headers, or what makes them on first read (handler-context.ts). */
+  readonly requestHeader?: HeadersInit | (() => Headers);
+  /** One request header's value, read without making the Headers. */
+  readonly header?: (name: string) => string | undefined;
   /** Name of the binding, for logs ("jsonrpc", "rest"). */
   readonly protocolName: string;
   readonly url?: string;
@@ -95,7 +98,8 @@ export function facadeCallContext(init: FacadeCallInit): HandlerContext {
     protocolName: init.protocolName,
     url: init.url ?? `/${A2AService.typeName}/${init.method.name}`,
     signal: init.signal ?? new AbortController().signal,
-    requestHeader: init.requestHeader instanceof Headers ? init.requestHeader : new Headers(init.requestHeader),
+    requestHeader: init.requestHeader instanceof Headers || typeof init.requestHeader === "function" ? init.requestHeader : new Headers(init.requestHeader),
+    header: init.header,
   });
   if (init.scope) ctx.values.set(callScopeKey, init.scope);
   if (init.params) ctx.values.set(serviceParamsKey, init.params);

@@ -10,8 +10,14 @@ export interface CallContextInit {
   readonly url: string;
   /** Aborted when the client goes away: the call's own signal. */
   readonly signal: AbortSignal;
-  /** Made for this call: taken as it is, not copied. */
-  readonly requestHeader: Headers;
+  /**
+   * Made for this call: taken as it is, not copied; or what makes it, run
+   * on the first read of `requestHeader` (a fetch Headers validates every
+   * name and value it is given, a cost most calls need not pay).
+   */
+  readonly requestHeader: Headers | (() => Headers);
+  /** One request header's value, read without making the Headers (see requestHeaderValue). */
+  readonly header?: (name: string) => string | undefined;
   readonly values?: ContextValues;
 }
 
@@ -23,7 +29,8 @@ const noDeadline = (): undefined => undefined;
  * and one linked to the request's signal, listening on both) and copies
  * three Headers; a call with no deadline needs none of it: its signal is
  * the one its binding aborts when the client goes away, its request
- * headers are the ones the binding just read, and response headers (which
+ * headers are made from the binding's on first read (one header is read
+ * without them: requestHeaderValue), and response headers (which
  * no service method sets; the bindings write their own) are made only if
  * asked for.
  */
@@ -35,8 +42,10 @@ class CallContext implements HandlerContext {
   readonly url: string;
   readonly signal: AbortSignal;
   readonly timeoutMs = noDeadline;
-  readonly requestHeader: Headers;
   readonly values: ContextValues;
+  /** One request header, when the binding can read it without the Headers. */
+  readonly headerOf: ((name: string) => string | undefined) | undefined;
+  private requestHeaders: Headers | (() => Headers);
   private header: Headers | undefined;
   private trailer: Headers | undefined;
 
@@ -45,8 +54,14 @@ class CallContext implements HandlerContext {
     this.protocolName = init.protocolName;
     this.url = init.url;
     this.signal = init.signal;
-    this.requestHeader = init.requestHeader;
+    this.requestHeaders = init.requestHeader;
+    this.headerOf = init.header;
     this.values = init.values ?? createContextValues();
+  }
+
+  get requestHeader(): Headers {
+    if (typeof this.requestHeaders === "function") this.requestHeaders = this.requestHeaders();
+    return this.requestHeaders;
   }
 
   get responseHeader(): Headers {
@@ -60,4 +75,15 @@ class CallContext implements HandlerContext {
 
 export function callContext(init: CallContextInit): HandlerContext {
   return new CallContext(init);
+}
+
+/**
+ * One request header of a call (comma-joined when repeated, as Headers.get
+ * joins them), or null: from the binding's own headers when the hub made
+ * the context, so that the call's Headers are made only if something else
+ * reads them; from requestHeader otherwise (connect-node's context).
+ */
+export function requestHeaderValue(ctx: HandlerContext, name: string): string | null {
+  if (ctx instanceof CallContext && ctx.headerOf) return ctx.headerOf(name) ?? null;
+  return ctx.requestHeader.get(name);
 }

@@ -14,7 +14,7 @@ export {
   type FacadeCallInit,
   type ServiceParams,
 } from "./call-context.js";
-export { callContext, type CallContextInit } from "./handler-context.js";
+export { callContext, requestHeaderValue, type CallContextInit } from "./handler-context.js";
 export { createA2ACore, type A2ACore, type CoreOptions } from "./a2a-service.js";
 export { AgentDirectory } from "./agent-directory.js";
 export { PUSH_DELIVERY_STATE_URI } from "./push-delivery-extension.js";

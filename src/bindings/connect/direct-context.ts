@@ -45,8 +45,10 @@ export function directContext(
 ): DirectContext {
   const values = rpcContextValues(req);
   const url = req.url ?? "";
-  const requestHeader = requestHeaders(req);
-  if (timeoutMs === undefined) return { ctx: callContext({ method, protocolName, url, signal: requestSignal, requestHeader, values }), values, finish: noTimer };
+  if (timeoutMs === undefined) {
+    const ctx = callContext({ method, protocolName, url, signal: requestSignal, requestHeader: () => requestHeaders(req), header: (name) => headerValue(req, name), values });
+    return { ctx, values, finish: noTimer };
+  }
   const ctx = createHandlerContext({
     service: A2AService,
     method: method as never,
@@ -55,7 +57,7 @@ export function directContext(
     url,
     timeoutMs,
     requestSignal,
-    requestHeader,
+    requestHeader: requestHeaders(req),
     contextValues: values,
   });
   // The deadline timer of a call that ended in time must not fire later.

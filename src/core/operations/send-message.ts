@@ -12,6 +12,7 @@ import type { SentMessage, StoreScope } from "../../store/index.js";
 import { A2AError, invalidParams, taskNotFound } from "../../protocol/index.js";
 import type { SequencedEvent } from "../a2a-handlers.js";
 import { serviceParamsKey, traceContextKey } from "../call-context.js";
+import { requestHeaderValue } from "../handler-context.js";
 import { activatedExtensions, resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
@@ -132,7 +133,7 @@ async function join(deps: CoreDeps, p: PreparedSend, existing: NonNullable<Prepa
  */
 function claimSend(deps: CoreDeps, ctx: HandlerContext, c: CheckedSend): Promise<SendClaim | PriorSend> {
   const policy = { ...deps.retries, ...c.agent.retries };
-  return deps.sends.claim(c.scope, sendKeyOf(c.message, ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER), policy), c.message);
+  return deps.sends.claim(c.scope, sendKeyOf(c.message, requestHeaderValue(ctx, IDEMPOTENCY_KEY_HEADER), policy), c.message);
 }
 
 /** §3.1.1: a Task (after it settles, unless returnImmediately) or a direct Message. */
