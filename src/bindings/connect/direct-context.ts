@@ -3,7 +3,7 @@ import { Code, ConnectError, createHandlerContext, type ContextValues, type Hand
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { AccessGuard } from "../../auth/index.js";
 import { callContext, callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { EXTENSIONS_HEADER, headerValue, requestHeaders, VERSION_HEADER, type HttpRequest } from "../http/index.js";
+import { EXTENSIONS_HEADER, headerValue, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type HttpRequest } from "../http/index.js";
 import { rpcCallScope } from "./access-interceptor.js";
 import { rpcContextValues } from "./context-values.js";
 import { rpcServiceParams } from "./service-params-interceptor.js";
@@ -46,7 +46,7 @@ export function directContext(
   const values = rpcContextValues(req);
   const url = req.url ?? "";
   if (timeoutMs === undefined) {
-    const ctx = callContext({ method, protocolName, url, signal: requestSignal, requestHeader: () => requestHeaders(req), header: (name) => headerValue(req, name), values });
+    const ctx = callContext({ method, protocolName, url, signal: requestSignal, ...lazyRequestHeaders(req), values });
     return { ctx, values, finish: noTimer };
   }
   const ctx = createHandlerContext({

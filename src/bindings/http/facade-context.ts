@@ -1,7 +1,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { facadeCallContext, overflowDropKey, type CallScope } from "../../core/index.js";
-import { headerValue, requestHeaders, type HttpRequest } from "./http-exchange.js";
+import { lazyRequestHeaders, type HttpRequest } from "./http-exchange.js";
 import { overflowDropOf } from "./overflow-drop.js";
 import type { A2AVersion } from "./service-params.js";
 
@@ -31,8 +31,7 @@ export function httpCallContext(req: HttpRequest, call: FacadeCall): HandlerCont
     signal: call.signal,
     scope: call.scope,
     params: { version: call.version, extensions: call.extensions },
-    requestHeader: () => requestHeaders(req),
-    header: (name) => headerValue(req, name),
+    ...lazyRequestHeaders(req),
     protocolName: call.protocolName,
   });
   ctx.values.set(overflowDropKey, overflowDropOf(req));

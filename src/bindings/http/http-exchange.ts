@@ -44,6 +44,15 @@ export function requestHeaders(req: HttpRequest): Headers {
 }
 
 /**
+ * The request headers as a call context takes them (core's CallContextInit):
+ * the fetch Headers made only when something reads them, and one header
+ * read straight from the request meanwhile.
+ */
+export function lazyRequestHeaders(req: HttpRequest): { requestHeader: () => Headers; header: (name: string) => string | undefined } {
+  return { requestHeader: () => requestHeaders(req), header: (name) => headerValue(req, name) };
+}
+
+/**
  * Writes a complete JSON response; `body` undefined writes no body (e.g.
  * 204). HTTP/1.1 gets a Content-Length; HTTP/2 ends the stream instead
  * (RFC 9113 §8.1.1), because some clients (curl 7.x) stall on a

@@ -9,7 +9,7 @@ export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } fro
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { callUnary, openSequenced } from "./service-call.js";
-export { abandonBody, headerValue, isHttp2, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
+export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
 export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
 export { encodeOnce } from "./encode-once.js";
