@@ -52,6 +52,24 @@ describe("the PostgreSQL store's task cache", () => {
     expect(cache.find(scope, "x")).toMatchObject({ lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) });
   });
 
+  it("lets a read that spanned a commit refresh an entry when it found a later seq (another replica wrote the task since)", () => {
+    const cache = new TaskCache();
+    // Read here once, while another replica ran it; never evicted while it may be running.
+    cache.seen(scope, "x", { lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, cache.readMark);
+    const other = cache.created(scope, "other", TaskState.SUBMITTED);
+    other.pins++;
+    const mark = cache.readMark;
+    // A unit of this replica's, on another task, settles while the read is out.
+    cache.release([other], false);
+    cache.seen(scope, "x", { lastSeq: 3, state: TaskState.WORKING, sealed: new Map([["out", false]]) }, mark);
+    expect(cache.forWrite(scope, "x")).toMatchObject({ lastSeq: 3, sealed: new Map([["out", false]]) });
+    // An equal or earlier seq from a read that spanned a commit tells nothing new.
+    const mark2 = cache.readMark;
+    cache.release([], false);
+    cache.seen(scope, "x", { lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, mark2);
+    expect(cache.forWrite(scope, "x").lastSeq).toBe(3);
+  });
+
   it("forgets the tasks of a unit that failed: their state is unknown until read again", () => {
     const cache = new TaskCache();
     const a = cache.created(scope, "a", TaskState.SUBMITTED);

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema } from "../gen/a2a/v1/a2a_pb.js";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresTaskStore, type StoreScope } from "../src/store/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
@@ -11,6 +12,12 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/post
  * two units taking them in opposite orders would deadlock (the server
  * breaks it after a second by rolling one back, and its callers would
  * hear INTERNAL). The unit function takes them up front in one order.
+ *
+ * A replica also writes tasks another replica wrote last (a continuation
+ * of an interrupted task, a sweep failing a dead replica's tasks): what it
+ * predicts the next seq from must be what it read just before, even when a
+ * commit of its own settled while that read was out (on a busy replica,
+ * almost every read).
  */
 
 noticePostgresSkip("postgres-unit-conflicts.test.ts");
@@ -36,6 +43,30 @@ function moveTo(store: PostgresTaskStore, id: string, state: TaskState): void {
  * way round (COMPLETED, WORKING, SUBMITTED instead of SUBMITTED, WORKING,
  * COMPLETED).
  */
+/** Lets a test hold back the pool's answers to reads of a task's head (HEAD_BY_KEY) once the database gave them. */
+function holdHeadReads(pool: pg.Pool): { hold(): void; release(): void } {
+  let held: Promise<void> | undefined;
+  let go: (() => void) | undefined;
+  const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+  // The store calls query(config) only.
+  pool.query = ((config: pg.QueryConfig) => {
+    const answer = query(config);
+    const wait = held;
+    if (!wait || !config.text.includes("AS elsewhere")) return answer;
+    return answer.then(async (r) => {
+      await wait;
+      return r;
+    });
+  }) as typeof pool.query;
+  return {
+    hold: () => void (held = new Promise((resolve) => (go = resolve))),
+    release: () => {
+      go?.();
+      held = undefined;
+    },
+  };
+}
+
 async function replica(store: PostgresTaskStore, name: string, reversed: boolean): Promise<void> {
   const ids = (r: number) => Array.from({ length: PER_ROUND }, (_, i) => `${name}-${r}-${i}`);
   for (let r = 0; r < ROUNDS + 2; r++) {
@@ -68,5 +99,36 @@ describe.skipIf(!hasPostgres)("units of two replicas at once", () => {
       await b.close();
     }
     expect(cluster().log()).not.toContain("deadlock detected");
+  }, 60_000);
+
+  it("predict from a read that spanned a commit of their own, when it found a task the other replica wrote since", async () => {
+    const url = await cluster().createDatabase();
+    const a = await PostgresTaskStore.open({ url, poolSize: 2, fleet: false });
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const reads = holdHeadReads(pool);
+    const b = new PostgresTaskStore(pool);
+    const unit = async (store: PostgresTaskStore, write: () => void) => {
+      store.beginBatch();
+      write();
+      await store.commitBatch();
+    };
+    try {
+      await unit(a, () => createTask(a, "x"));
+      await unit(a, () => moveTo(a, "x", TaskState.WORKING));
+      expect((await b.getHead(scope, "x"))?.lastSeq).toBe(2);
+      // The task's run on a ends interrupted: b's entry is now one event behind.
+      await unit(a, () => moveTo(a, "x", TaskState.INPUT_REQUIRED));
+      reads.hold();
+      const read = b.getHead(scope, "x");
+      await unit(b, () => createTask(b, "y"));
+      reads.release();
+      expect((await read)?.lastSeq).toBe(3);
+      // The continuation, on b: its event is the log's fourth.
+      await unit(b, () => moveTo(b, "x", TaskState.WORKING));
+      expect(await a.getHead(scope, "x")).toMatchObject({ state: TaskState.WORKING, lastSeq: 4 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
   }, 60_000);
 });

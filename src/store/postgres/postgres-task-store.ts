@@ -216,8 +216,10 @@ export class PostgresTaskStore implements TaskStore {
    * What the callers of a failed unit are told. A fence fails when a task
    * was written on what this replica no longer holds: an earlier unit with
    * writes to it failed (its outcome unknown, the database down or
-   * restarting), or another replica failed it after this one's lease ran
-   * out (the database was unreachable for longer than the lease). Either
+   * restarting), or another replica wrote it since this one read it (a
+   * sweep failed it after this one's lease ran out while the database was
+   * unreachable for longer than the lease; core reads a task before it
+   * writes it, and the cache takes any later seq a read finds). Either
    * is a consequence of losing the database, not a conflict a client made:
    * the unit's other writes were innocent, and the same calls may succeed
    * now, so it is UNAVAILABLE rather than an internal error.
@@ -227,7 +229,7 @@ export class PostgresTaskStore implements TaskStore {
     if (!(error instanceof StoreFenceError)) return error;
     const why = [...unit.touched].some((t) => this.cache.forgotten(t))
       ? "an earlier unit of work this one builds on was not stored"
-      : "one of its tasks was written by another replica (this one's lease ran out while the database was unreachable)";
+      : "one of its tasks was written by another replica since this one last read it (as when this one's lease ran out while the database was unreachable)";
     return new StoreUnavailableError(`the task store refused a unit of work: ${why}: ${error.message}`, { cause: error });
   }
 

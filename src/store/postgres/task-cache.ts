@@ -39,8 +39,13 @@ function mayBeRunning(state: TaskState): boolean {
  * (core reads a task before it writes it, and a run keeps writing).
  *
  * A read that returns after a commit settled may be older than the entry;
- * `epoch` (commits settled so far) tells it, and such a read only fills a
- * missing entry (the database fence catches a prediction made from it).
+ * `epoch` (commits settled so far) tells it, and such a read refreshes a
+ * held entry only when it found a later seq than the entry has: a task's
+ * seqs only grow, so that read saw writes the entry never did (another
+ * replica's, or a dead replica's that a sweep claimed). Without that, a
+ * busy replica, where some commit settles during almost every read, would
+ * keep predicting from a stale entry and the database would fence every
+ * write it makes to a task another replica wrote last.
  */
 export class TaskCache {
   /** Least recently used first. */
@@ -94,7 +99,7 @@ export class TaskCache {
     const key = cacheKey(scope, taskId);
     const held = this.touch(key);
     if (held) {
-      if (held.pins > 0 || sinceEpoch !== this.epoch) return;
+      if (held.pins > 0 || (sinceEpoch !== this.epoch && found.lastSeq <= held.lastSeq)) return;
       held.lastSeq = found.lastSeq;
       held.state = found.state;
       held.sealed.clear();
