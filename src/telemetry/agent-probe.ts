@@ -23,7 +23,7 @@ export function instrumentAgent(agent: HostedAgent): HostedAgent {
       // would read its signal getter, making the AbortSignal the engine leaves to the agent (run-lifecycle.ts).
       (ctx as { traceContext?: Context }).traceContext = runContext;
       try {
-        return await context.with(runContext, () => inner.execute(ctx, tracedSink(sink, runContext)));
+        return await context.with(runContext, () => inner.execute(ctx, new TracedSink(sink, runContext)));
       } catch (e) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
         throw e;
@@ -36,12 +36,29 @@ export function instrumentAgent(agent: HostedAgent): HostedAgent {
   return { ...agent, executor };
 }
 
-/** The sink with each event stored while the run's context is active. */
-function tracedSink(sink: EventSink, runContext: Context): EventSink {
-  return {
-    status: (state, message) => context.with(runContext, () => sink.status(state, message)),
-    artifact: (artifact, options) => context.with(runContext, () => sink.artifact(artifact, options)),
-    reply: (message) => context.with(runContext, () => sink.reply(message)),
-    publish: (event) => context.with(runContext, () => sink.publish(event)),
-  };
+/**
+ * The sink with each event stored while the run's context is active. A
+ * class rather than four closures: one object per run, its methods shared.
+ */
+class TracedSink implements EventSink {
+  constructor(
+    private readonly sink: EventSink,
+    private readonly runContext: Context,
+  ) {}
+
+  status(...args: Parameters<EventSink["status"]>): boolean {
+    return context.with(this.runContext, this.sink.status, this.sink, ...args);
+  }
+
+  artifact(...args: Parameters<EventSink["artifact"]>): boolean {
+    return context.with(this.runContext, this.sink.artifact, this.sink, ...args);
+  }
+
+  reply(...args: Parameters<EventSink["reply"]>): boolean {
+    return context.with(this.runContext, this.sink.reply, this.sink, ...args);
+  }
+
+  publish(...args: Parameters<EventSink["publish"]>): boolean {
+    return context.with(this.runContext, this.sink.publish, this.sink, ...args);
+  }
 }

@@ -42,6 +42,10 @@ export interface ServiceProbeOptions {
 /** OTel `rpc.system` by binding: the semantic-convention value where one exists. */
 const RPC_SYSTEM: Readonly<Record<string, string>> = { grpc: "grpc", "grpc-web": "grpc", connect: "connect_rpc", jsonrpc: "jsonrpc", rest: "http" };
 
+/** Server span names, `lf.a2a.v1.A2AService/SendMessage` (OTel RPC conventions), made once per method. */
+const SPAN_NAMES = new Map(A2AService.methods.map((m) => [m.name, `${A2AService.typeName}/${m.name}`]));
+const spanName = (method: string): string => SPAN_NAMES.get(method) ?? `${A2AService.typeName}/${method}`;
+
 interface Children {
   readonly requests: Tally;
   readonly seconds: HistogramSeries;
@@ -71,9 +75,9 @@ class Call {
     this.tenant = scopeOf(handler).tenant;
     if (probe.options.tracing) {
       // W3C Trace Context, from HTTP headers and gRPC metadata alike (both reach the service as Headers).
-      const parent = extractTraceContext(handler.requestHeader);
+      const parent = extractTraceContext(handler);
       this.span = hubTracer().startSpan(
-        `${A2AService.typeName}/${this.method}`,
+        spanName(handler.method.name),
         {
           kind: SpanKind.SERVER,
           attributes: {

@@ -1,4 +1,6 @@
+import type { HandlerContext } from "@connectrpc/connect";
 import { propagation, ProxyTracerProvider, ROOT_CONTEXT, trace, type Context, type TextMapGetter, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { requestHeaderValue } from "../core/index.js";
 
 /** The tracer last handed out, and the provider it came from. */
 let cached: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined;
@@ -19,16 +21,23 @@ export function hubTracer(): Tracer {
   return cached.tracer;
 }
 
-const headersGetter: TextMapGetter<Headers> = {
-  get: (carrier, key) => carrier.get(key) ?? undefined,
-  keys: (carrier) => [...carrier.keys()],
+/**
+ * Reads a call's headers for the propagator. W3C Trace Context asks for
+ * two by name (`traceparent`, `tracestate`): read straight from the
+ * binding, they cost no Headers object (requestHeaderValue); only a
+ * propagator that lists every key (OTEL_PROPAGATORS naming another
+ * format) makes the call's Headers.
+ */
+const callGetter: TextMapGetter<HandlerContext> = {
+  get: (ctx, key) => requestHeaderValue(ctx, key) ?? undefined,
+  keys: (ctx) => [...ctx.requestHeader.keys()],
 };
 
 /**
- * The caller's trace context from request headers, HTTP or gRPC metadata
- * alike (connect-node and the facades both hand the service a Headers):
- * W3C `traceparent` and `tracestate`.
+ * The caller's trace context from the request's headers, HTTP or gRPC
+ * metadata alike (connect-node and the facades both reach the service
+ * with them): W3C `traceparent` and `tracestate`.
  */
-export function extractTraceContext(headers: Headers): Context {
-  return propagation.extract(ROOT_CONTEXT, headers, headersGetter);
+export function extractTraceContext(ctx: HandlerContext): Context {
+  return propagation.extract(ROOT_CONTEXT, ctx, callGetter);
 }
