@@ -119,9 +119,11 @@ function unaryTable(rows: readonly UnaryRow[]): string {
  */
 function telemetryCosts(c: UnaryCell, off: UnaryCell): { throughput?: number; cpuPerCall?: number } {
   const perCall = (r: { rps: number; serverCpu: number }) => (r.rps > 0 ? r.serverCpu / r.rps : NaN);
-  const paired = c.perRun && off.perRun && c.perRun.length === off.perRun.length && c.perRun.length > 0;
+  // Each run against the baseline at its moment (bracketed-rounds.ts), else against the baseline's run of the same round.
+  const bracketed = c.perRun && c.perRun.length > 0 && c.perRun.every((r) => r.baseline);
+  const paired = bracketed || (c.perRun && off.perRun && c.perRun.length === off.perRun.length && c.perRun.length > 0);
   if (paired) {
-    const pairs = c.perRun!.map((r, i) => [r, off.perRun![i]!] as const);
+    const pairs = c.perRun!.map((r, i) => [r, bracketed ? r.baseline! : off.perRun![i]!] as const);
     const throughput = spread(pairs.map(([r, o]) => (o.rps > 0 ? 1 - r.rps / o.rps : NaN))).median;
     const cpuPerCall = spread(pairs.map(([r, o]) => perCall(r) / perCall(o) - 1)).median;
     return { throughput: Number.isFinite(throughput) ? throughput : undefined, cpuPerCall: Number.isFinite(cpuPerCall) ? cpuPerCall : undefined };
@@ -207,8 +209,8 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     parts.push(
       "## Cost of telemetry (unary SendMessage)\n\n" +
         "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
-        "The servers run side by side: each first settles under untimed load (V8 optimizes a fresh server for its first several thousand calls), then they are loaded in turn, in at least 5 rounds, each round giving every one a warm-up and one timed run in an order that rotates from round to round, so other work on a shared host falls on all of them alike. " +
-        "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off) and the CPU/call cost compares the server's CPU time per answered call (which other load disturbs less), each the median over the rounds of the ratio within a round, at the same concurrency. Negative means within noise.\n\n" +
+        "The servers run side by side: each first settles under untimed load (V8 optimizes a fresh server for its first several thousand calls), then they are loaded in turn, in at least 5 rounds, each round giving every one a warm-up and one timed run: the server with everything off first, the others after it in an order that rotates from round to round, and everything off once more at the end, so that each run of another server falls between two runs of everything off. " +
+        "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off) and the CPU/call cost compares the server's CPU time per answered call (which other load disturbs less). Each run is compared with everything off as it stood at that moment, interpolated between the two runs of it around this one (a shared host's speed drifts over the seconds a round takes); the cost is the median of those ratios over the rounds, at the same concurrency. Negative means within noise.\n\n" +
         telemetryTable(results.telemetry),
     );
   }

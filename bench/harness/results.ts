@@ -17,7 +17,16 @@ export interface UnaryCell {
   /** Cores busy with other processes during the timed runs: noise from a shared host. */
   readonly otherCpu: Spread;
   /** Each timed run in order, for comparisons paired run by run (the telemetry section interleaves its servers). */
-  readonly perRun?: ReadonlyArray<{ readonly rps: number; readonly serverCpu: number }>;
+  readonly perRun?: readonly UnaryRun[];
+}
+
+/** One timed run's figures. */
+export interface UnaryRun {
+  readonly rps: number;
+  /** Share of one core the server used. */
+  readonly serverCpu: number;
+  /** The baseline server's figures at the moment of this run, where a section compares with one (bracketed-rounds.ts). */
+  readonly baseline?: { readonly rps: number; readonly serverCpu: number };
 }
 
 /** One server and binding of the unary table. */

@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { BenchContext } from "../harness/bench-context.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
 import { startHubChild } from "../harness/servers-under-test.js";
+import { bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
 import { cellOfRuns, emptyRow, failRow, RowSession } from "./unary-row.js";
 import { unaryLoads, type RowSpec } from "./unary-throughput.js";
 
@@ -22,7 +23,7 @@ export interface TelemetryVariant {
   env(collectorUrl: string): Record<string, string>;
 }
 
-/** Each variant turns on one thing over "off", so each ratio is that thing's cost. */
+/** Each variant turns on one thing over "off", so each ratio is that thing's cost; "off" comes first (the schedule's baseline). */
 export const VARIANTS: readonly TelemetryVariant[] = [
   { id: "off", label: "metrics off, tracing off, log level warn", env: () => ({ A2A_HUB_METRICS: "false", A2A_HUB_LOG_LEVEL: "warn" }) },
   { id: "metrics", label: "metrics on (the default; not scraped during the run)", env: () => ({ A2A_HUB_LOG_LEVEL: "warn" }) },
@@ -77,10 +78,11 @@ async function startCollectorSink(): Promise<{ url: string; bytes: () => number;
  * one after another differ by more than the few percent a target allows.
  * All the variants' hubs (each fresh) are started first and idle while
  * another is loaded; each round loads every hub once (warm-up, then one
- * timed run), in an order that rotates from round to round, so drift
- * falls on all of them alike and each round pairs every variant with an
- * "off" run taken seconds apart (the report's costs are medians of those
- * paired ratios).
+ * timed run), "off" first and the others in an order that rotates from
+ * round to round, and "off" once more at the end, so each run of a variant
+ * is compared with "off" interpolated between the two runs of it around
+ * this one (bracketed-rounds.ts; the report's costs are medians of those
+ * ratios).
  */
 export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
   const sink = await startCollectorSink();
@@ -120,22 +122,23 @@ export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
           }
         }
         for (const c of ctx.options.connections) {
-          const cells: UnaryCell[][] = specs.map(() => []);
           const rounds = ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS);
-          for (let round = 0; round < rounds; round++) {
-            for (let k = 0; k < specs.length; k++) {
-              const i = (round + k) % specs.length;
-              const session = live(i);
-              if (!session) continue;
-              try {
-                cells[i]!.push(await session.load(ctx, c, { runs: 1 }));
-              } catch (e) {
-                failRow(ctx, sectionRows[i]!, e);
-              }
+          const schedule = bracketedSchedule(specs.length, rounds);
+          const slots: Array<UnaryCell | undefined> = [];
+          for (const i of schedule) {
+            const session = live(i);
+            let cell: UnaryCell | undefined;
+            try {
+              cell = await session?.load(ctx, c, { runs: 1 });
+            } catch (e) {
+              failRow(ctx, sectionRows[i]!, e);
             }
+            slots.push(cell);
           }
-          cells.forEach((runs, i) => {
-            if (runs.length > 0 && live(i)) sectionRows[i]!.cells.push(cellOfRuns(runs));
+          const runs = withBaselines(schedule, slots.map((cell) => cell?.perRun?.[0]));
+          specs.forEach((_, i) => {
+            const cells = schedule.flatMap((server, slot) => (server === i && slots[slot] ? [{ ...slots[slot]!, perRun: [runs[slot]!] }] : []));
+            if (cells.length > 0 && live(i)) sectionRows[i]!.cells.push(cellOfRuns(cells));
           });
         }
         for (const i of specs.keys()) {
