@@ -206,10 +206,11 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   }
 
   if (results.telemetry && results.telemetry.length > 0) {
+    const rounds = Math.max(...results.telemetry.flatMap((r) => (r.id.endsWith("-off") ? [] : r.cells.map((c) => c.perRun?.length ?? 0))));
     parts.push(
       "## Cost of telemetry (unary SendMessage)\n\n" +
         "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
-        "The servers run side by side: each first settles under untimed load (V8 optimizes a fresh server for its first several thousand calls), then they are loaded in turn, in at least 5 rounds, each round giving every one a warm-up and one timed run: the server with everything off first, the others after it in an order that rotates from round to round, and everything off once more at the end, so that each run of another server falls between two runs of everything off. " +
+        `The servers run side by side: each first settles under untimed load (V8 optimizes a fresh server for its first several thousand calls), then they are loaded in turn, in ${rounds} rounds, each round giving every one a warm-up and one timed run: the server with everything off first, the others after it in an order that rotates from round to round, and everything off once more at the end, so that each run of another server falls between two runs of everything off. ` +
         "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off) and the CPU/call cost compares the server's CPU time per answered call (which other load disturbs less). Each run is compared with everything off as it stood at that moment, interpolated between the two runs of it around this one (a shared host's speed drifts over the seconds a round takes); the cost is the median of those ratios over the rounds, at the same concurrency. Negative means within noise.\n\n" +
         telemetryTable(results.telemetry),
     );

@@ -49,12 +49,14 @@ export const VARIANTS: readonly TelemetryVariant[] = [
 const SETTLE_SEC = { quick: 4, full: 15 } as const;
 
 /**
- * Rounds of a full run: at least 5, whatever --runs says. The costs are a
+ * Rounds of a full run: at least 7, whatever --runs says. The costs are a
  * few percent against a target of 5% or 15%, and the median of 3 paired
  * ratios moved by more than that from run to run on a shared host (at 1
- * connection most of all, where one slow round is a third of the sample).
+ * connection most of all, where one slow round is a third of the sample);
+ * with 5, the request log (which costs next to nothing at 1 connection)
+ * still came out at 16% in one run.
  */
-const MIN_ROUNDS = 5;
+const MIN_ROUNDS = 7;
 
 /** A collector stand-in: accepts OTLP/HTTP export requests and counts their bytes. */
 async function startCollectorSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
