@@ -74,7 +74,7 @@ class Call {
     this.agent = probe.options.agentOf(handler, req.tenant ?? "");
     this.tenant = scopeOf(handler).tenant;
     if (probe.options.tracing) {
-      // W3C Trace Context, from HTTP headers and gRPC metadata alike (both reach the service as Headers).
+      // W3C Trace Context, from HTTP headers and gRPC metadata alike (read from the binding's headers, trace-context.ts).
       const parent = extractTraceContext(handler);
       this.span = hubTracer().startSpan(
         spanName(handler.method.name),
