@@ -11,6 +11,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BenchContext } from "../harness/bench-context.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
+import { onLoaderCore } from "../harness/cpu-pinning.js";
 import { startHubChild } from "../harness/servers-under-test.js";
 import { bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
 import { cellOfRuns, emptyRow, failRow, RowSession } from "./unary-row.js";
@@ -86,7 +87,11 @@ async function startCollectorSink(): Promise<{ url: string; bytes: () => number;
  * this one (bracketed-rounds.ts; the report's costs are medians of those
  * ratios).
  */
-export async function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
+export function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
+  return onLoaderCore(ctx.pinning, () => measureVariants(ctx));
+}
+
+async function measureVariants(ctx: BenchContext): Promise<UnaryRow[]> {
   const sink = await startCollectorSink();
   const loads = unaryLoads();
   const rows: UnaryRow[] = [];
