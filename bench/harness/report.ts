@@ -206,7 +206,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   }
 
   if (results.telemetry && results.telemetry.length > 0) {
-    const rounds = Math.max(...results.telemetry.flatMap((r) => (r.id.endsWith("-off") ? [] : r.cells.map((c) => c.perRun?.length ?? 0))));
+    const rounds = Math.max(0, ...results.telemetry.flatMap((r) => (r.id.endsWith("-off") ? [] : r.cells.map((c) => c.perRun?.length ?? 0))));
     parts.push(
       "## Cost of telemetry (unary SendMessage)\n\n" +
         "The hub as `npm start` runs it, each setting on a fresh server in this run: everything off, then one part on at a time. " +
