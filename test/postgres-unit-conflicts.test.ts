@@ -37,12 +37,6 @@ function moveTo(store: PostgresTaskStore, id: string, state: TaskState): void {
   store.setStatus(scope, id, status, create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status } } }));
 }
 
-/**
- * One replica's rounds: each unit creates tasks, starts last round's and
- * completes the round's before; `reversed` takes the counters the other
- * way round (COMPLETED, WORKING, SUBMITTED instead of SUBMITTED, WORKING,
- * COMPLETED).
- */
 /** Lets a test hold back the pool's answers to reads of a task's head (HEAD_BY_KEY) once the database gave them. */
 function holdHeadReads(pool: pg.Pool): { hold(): void; release(): void } {
   let held: Promise<void> | undefined;
@@ -67,6 +61,12 @@ function holdHeadReads(pool: pg.Pool): { hold(): void; release(): void } {
   };
 }
 
+/**
+ * One replica's rounds: each unit creates tasks, starts last round's and
+ * completes the round's before; `reversed` takes the counters the other
+ * way round (COMPLETED, WORKING, SUBMITTED instead of SUBMITTED, WORKING,
+ * COMPLETED).
+ */
 async function replica(store: PostgresTaskStore, name: string, reversed: boolean): Promise<void> {
   const ids = (r: number) => Array.from({ length: PER_ROUND }, (_, i) => `${name}-${r}-${i}`);
   for (let r = 0; r < ROUNDS + 2; r++) {

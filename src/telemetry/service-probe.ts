@@ -77,7 +77,7 @@ class Call {
       // W3C Trace Context, from HTTP headers and gRPC metadata alike (read from the binding's headers, trace-context.ts).
       const parent = extractTraceContext(handler);
       this.span = hubTracer().startSpan(
-        spanName(handler.method.name),
+        spanName(this.method),
         {
           kind: SpanKind.SERVER,
           attributes: {
