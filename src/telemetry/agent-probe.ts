@@ -14,7 +14,8 @@ import { hubTracer } from "./trace-context.js";
 export function instrumentAgent(agent: HostedAgent): HostedAgent {
   const inner = agent.executor;
   const executor: HostedAgent["executor"] = {
-    execute: async (ctx, sink) => {
+    // Not an async function: the run is already a promise, and a wrapper of its own would add a frame and two turns to every run.
+    execute: (ctx, sink) => {
       const parent = ctx.traceContext ?? context.active();
       // Tenant and context id are on the server span (its parent); agent and task id stay, for a run that outlives its call.
       const span = hubTracer().startSpan("agent run", { attributes: { "a2a.agent": agent.id, "a2a.task_id": ctx.taskId } }, parent);
@@ -22,14 +23,20 @@ export function instrumentAgent(agent: HostedAgent): HostedAgent {
       // The run's own context object (the engine makes one per run) takes the run span's trace context: a copy
       // would read its signal getter, making the AbortSignal the engine leaves to the agent (run-lifecycle.ts).
       (ctx as { traceContext?: Context }).traceContext = runContext;
+      let run: Promise<void>;
       try {
-        return await context.with(runContext, () => inner.execute(ctx, new TracedSink(sink, runContext)));
+        run = Promise.resolve(context.with(runContext, inner.execute, inner, ctx, new TracedSink(sink, runContext)));
       } catch (e) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
-        throw e;
-      } finally {
-        span.end();
+        run = Promise.reject(e);
       }
+      return run.then(
+        () => span.end(),
+        (e: unknown) => {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
+          span.end();
+          throw e;
+        },
+      );
     },
   };
   if (inner.cancel) executor.cancel = (ctx, sink) => inner.cancel!.call(inner, ctx, sink);

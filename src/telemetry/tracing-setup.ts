@@ -1,4 +1,5 @@
-import { context, propagation, trace } from "@opentelemetry/api";
+import { context, diag, propagation, trace } from "@opentelemetry/api";
+import type { Sampler } from "@opentelemetry/sdk-trace-node";
 import { SyncContextManager } from "./sync-context.js";
 
 /** Tracing as the config file asks for it; the standard OTEL_* variables win over it. */
@@ -31,32 +32,37 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 }
 
 /**
- * Starts the OpenTelemetry SDK for this process when asked (see
- * tracingRequested), exporting OTLP http/protobuf in batches, with W3C
- * trace context propagation and a synchronous context manager, so that
- * the spans the hub starts through @opentelemetry/api record and nest.
- * Returns undefined, and installs nothing, otherwise. The provider is
- * global: call it once per process.
+ * Starts tracing for this process when asked (see tracingRequested): the
+ * OTel SDK's sampler, batch span processor and OTLP http/protobuf
+ * exporter around the hub's lean spans (lean-span.ts), with W3C trace
+ * context and baggage propagation and a synchronous context manager, so
+ * that the spans the hub starts through @opentelemetry/api record and
+ * nest. Returns undefined, and installs nothing, otherwise. The provider
+ * is global: call it once per process.
  */
 export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!tracingRequested(config, env)) return undefined;
   // Loaded only when asked for: a hub without tracing never loads the SDK.
-  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler }] = await Promise.all([
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
     import("@opentelemetry/exporter-trace-otlp-proto"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/sdk-trace-node"),
+    import("@opentelemetry/core"),
+    import("./lean-tracer.js"),
   ]);
   // The exporter reads OTEL_EXPORTER_OTLP_{TRACES_,}ENDPOINT/HEADERS/TIMEOUT itself; the config's URL only when no variable names one.
   const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const exporter = new OTLPTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint });
-  const provider = new NodeTracerProvider({
+  const provider = new LeanTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
-    // OTEL_TRACES_SAMPLER, when set, is read by the SDK itself.
-    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config?.sampleRatio ?? 1) }) }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) })],
+    sampler: samplerFor(env, config?.sampleRatio ?? 1, sdk),
+    processor: new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) }),
   });
+  trace.setGlobalTracerProvider(provider);
   // No AsyncLocalStorage: see sync-context.ts for why and how the hub carries the context instead.
-  provider.register({ contextManager: new SyncContextManager() });
+  context.setGlobalContextManager(new SyncContextManager());
+  // As the SDK's NodeTracerProvider registers them: W3C Trace Context and W3C Baggage.
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   return {
     flush: () => provider.forceFlush(),
     shutdown: async () => {
@@ -66,6 +72,44 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
       propagation.disable();
     },
   };
+}
+
+type Samplers = Pick<typeof import("@opentelemetry/sdk-trace-node"), "AlwaysOnSampler" | "AlwaysOffSampler" | "ParentBasedSampler" | "TraceIdRatioBasedSampler">;
+
+/**
+ * The sampler OTEL_TRACES_SAMPLER (and OTEL_TRACES_SAMPLER_ARG) name, with
+ * the SDK's values and defaults; without it, the config's ratio for new
+ * traces, a remote parent's decision kept (parentbased_traceidratio).
+ */
+export function samplerFor(env: NodeJS.ProcessEnv, configRatio: number, s: Samplers): Sampler {
+  const name = (env.OTEL_TRACES_SAMPLER ?? "").trim().toLowerCase();
+  const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim() ? Number(env.OTEL_TRACES_SAMPLER_ARG) : NaN;
+  const envRatio = (): number => {
+    if (Number.isFinite(arg) && arg >= 0 && arg <= 1) return arg;
+    diag.error(`OTEL_TRACES_SAMPLER_ARG ${JSON.stringify(env.OTEL_TRACES_SAMPLER_ARG ?? "")} is not a ratio in [0, 1]: using 1`);
+    return 1;
+  };
+  // The same decisions as a ratio sampler at its ends, without hashing each trace id.
+  const ratio = (r: number): Sampler => (r >= 1 ? new s.AlwaysOnSampler() : r <= 0 ? new s.AlwaysOffSampler() : new s.TraceIdRatioBasedSampler(r));
+  switch (name) {
+    case "":
+      return new s.ParentBasedSampler({ root: ratio(configRatio) });
+    case "always_on":
+      return new s.AlwaysOnSampler();
+    case "always_off":
+      return new s.AlwaysOffSampler();
+    case "traceidratio":
+      return ratio(envRatio());
+    case "parentbased_always_off":
+      return new s.ParentBasedSampler({ root: new s.AlwaysOffSampler() });
+    case "parentbased_traceidratio":
+      return new s.ParentBasedSampler({ root: ratio(envRatio()) });
+    case "parentbased_always_on":
+      return new s.ParentBasedSampler({ root: new s.AlwaysOnSampler() });
+    default:
+      diag.error(`OTEL_TRACES_SAMPLER ${JSON.stringify(name)} is not a known sampler: using parentbased_always_on`);
+      return new s.ParentBasedSampler({ root: new s.AlwaysOnSampler() });
+  }
 }
 
 /**

@@ -1,0 +1,201 @@
+// The module's binding, not the global: in Node 20 `globalThis.performance`
+// is a lazy getter that runs on every access.
+import { performance } from "node:perf_hooks";
+import { SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from "@opentelemetry/api";
+import { isAttributeValue, millisToHrTime, timeInputToHrTime, type InstrumentationScope } from "@opentelemetry/core";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan, SpanProcessor, TimedEvent } from "@opentelemetry/sdk-trace-node";
+
+/** The OTel SDK's default span limits (OTEL_SPAN_*_COUNT_LIMIT), which the hub's spans never reach. */
+const ATTRIBUTE_LIMIT = 128;
+const EVENT_LIMIT = 128;
+const LINK_LIMIT = 128;
+
+/** What every span of one tracer shares. */
+export interface SpanHome {
+  readonly resource: Resource;
+  readonly instrumentationScope: InstrumentationScope;
+  readonly processor: SpanProcessor;
+}
+
+/** What a span that records no event, link or status shares, so that it allocates none of its own. */
+const NO_EVENTS: TimedEvent[] = [];
+const NO_LINKS: Link[] = [];
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
+
+/** Whether OTel keeps an attribute: a key, and a primitive value or a homogeneous array of them (null and objects are dropped). */
+const keeps = (key: string, value: unknown): value is AttributeValue => key !== "" && value !== undefined && value !== null && isAttributeValue(value);
+
+/** Copies the attributes worth keeping into a fresh record, at most `limit`; returns the record and how many it dropped. */
+export function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): { readonly kept: Record<string, AttributeValue>; readonly dropped: number } {
+  const kept: Record<string, AttributeValue> = {};
+  let count = 0;
+  let dropped = 0;
+  for (const key in from) {
+    const value = from[key];
+    if (!keeps(key, value)) continue;
+    if (count >= limit) dropped++;
+    else {
+      kept[key] = value;
+      count++;
+    }
+  }
+  return { kept, dropped };
+}
+
+/** Wall-clock time as OTel's HrTime, from the monotonic clock (as the SDK reads it). */
+export function now(): HrTime {
+  return millisToHrTime(performance.timeOrigin + performance.now());
+}
+
+/**
+ * A recording span that is its own export record: the OTel API's Span and
+ * the SDK's ReadableSpan in one small object, handed to the SDK's span
+ * processor (the batch processor and the OTLP exporter) when it ends.
+ * The SDK's own span spends most of a hub span's cost on work the hub
+ * does not need per span (attributes sanitised twice, span metrics, limit
+ * bookkeeping on every write), and that cost showed in every traced call
+ * (bench: tracing on vs off); this one keeps the data and checks only what
+ * the OTel spec asks of a span: valid attribute values, nothing recorded
+ * after end.
+ */
+export class LeanSpan implements Span, ReadableSpan {
+  readonly attributes: Record<string, AttributeValue>;
+  events: TimedEvent[] = NO_EVENTS;
+  links: Link[];
+  readonly startTime: HrTime;
+  endTime: HrTime;
+  status: SpanStatus = UNSET;
+  ended = false;
+  droppedAttributesCount = 0;
+  droppedEventsCount = 0;
+  droppedLinksCount = 0;
+  private attributeCount: number;
+  /** performance.now() at start, so the duration is monotonic even if the wall clock steps. */
+  private readonly startMs: number;
+
+  constructor(
+    private readonly home: SpanHome,
+    private readonly context: SpanContext,
+    public name: string,
+    readonly kind: SpanKind,
+    readonly parentSpanContext: SpanContext | undefined,
+    attributes: Attributes | undefined,
+    links: Link[],
+    startTime: TimeInput | undefined,
+  ) {
+    this.startMs = performance.now();
+    this.startTime = startTime === undefined ? millisToHrTime(performance.timeOrigin + this.startMs) : timeInputToHrTime(startTime);
+    const { kept, dropped } = keptAttributes(attributes);
+    this.attributes = kept;
+    this.attributeCount = Object.keys(kept).length;
+    this.droppedAttributesCount = dropped;
+    this.links = links.length === 0 ? NO_LINKS : links.slice(0, LINK_LIMIT);
+    this.droppedLinksCount = links.length - this.links.length;
+    this.endTime = this.startTime;
+  }
+
+  /** Read by exporters that report it; none of the OTLP encoding needs it, so it is not kept. */
+  get duration(): HrTime {
+    const ns = (this.endTime[0] - this.startTime[0]) * 1e9 + (this.endTime[1] - this.startTime[1]);
+    return ns <= 0 ? [0, 0] : [Math.trunc(ns / 1e9), ns % 1e9];
+  }
+
+  get resource(): Resource {
+    return this.home.resource;
+  }
+
+  get instrumentationScope(): InstrumentationScope {
+    return this.home.instrumentationScope;
+  }
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+
+  setAttribute(key: string, value: AttributeValue): this {
+    if (this.ended || !keeps(key, value)) return this;
+    if (Object.hasOwn(this.attributes, key)) this.attributes[key] = value;
+    else if (this.attributeCount >= ATTRIBUTE_LIMIT) this.droppedAttributesCount++;
+    else {
+      this.attributes[key] = value;
+      this.attributeCount++;
+    }
+    return this;
+  }
+
+  setAttributes(attributes: Attributes): this {
+    for (const key in attributes) this.setAttribute(key, attributes[key] as AttributeValue);
+    return this;
+  }
+
+  addEvent(name: string, attributesOrTime?: Attributes | TimeInput, time?: TimeInput): this {
+    if (this.ended) return this;
+    if (this.events.length >= EVENT_LIMIT) {
+      this.droppedEventsCount++;
+      return this;
+    }
+    const isTime = attributesOrTime instanceof Date || typeof attributesOrTime === "number" || Array.isArray(attributesOrTime);
+    const { kept, dropped } = keptAttributes(isTime ? undefined : (attributesOrTime as Attributes | undefined));
+    const at = isTime ? (attributesOrTime as TimeInput) : time;
+    if (this.events === NO_EVENTS) this.events = [];
+    this.events.push({ name, attributes: kept, time: at === undefined ? now() : timeInputToHrTime(at), droppedAttributesCount: dropped });
+    return this;
+  }
+
+  addLink(link: Link): this {
+    return this.addLinks([link]);
+  }
+
+  addLinks(links: Link[]): this {
+    if (this.ended) return this;
+    if (this.links === NO_LINKS && links.length > 0) this.links = [];
+    for (const link of links) {
+      if (this.links.length >= LINK_LIMIT) this.droppedLinksCount++;
+      else this.links.push(link);
+    }
+    return this;
+  }
+
+  setStatus(status: SpanStatus): this {
+    // An OK status is final (OTel trace API): a later ERROR does not replace it.
+    if (!this.ended && this.status.code !== SpanStatusCode.OK) this.status = { code: status.code, ...(status.code === SpanStatusCode.ERROR && status.message ? { message: status.message } : {}) };
+    return this;
+  }
+
+  updateName(name: string): this {
+    if (!this.ended) this.name = name;
+    return this;
+  }
+
+  isRecording(): boolean {
+    return !this.ended;
+  }
+
+  /** OTel semantic conventions for exceptions: an "exception" event with its type, message and stack. */
+  recordException(exception: Exception, time?: TimeInput): void {
+    const attributes: Attributes = {};
+    if (typeof exception === "string") attributes["exception.message"] = exception;
+    else if (exception) {
+      const e = exception as { name?: string; code?: string | number; message?: string; stack?: string };
+      if (e.code !== undefined) attributes["exception.type"] = String(e.code);
+      else if (e.name) attributes["exception.type"] = e.name;
+      if (e.message) attributes["exception.message"] = e.message;
+      if (e.stack) attributes["exception.stacktrace"] = e.stack;
+    }
+    this.addEvent("exception", attributes, time);
+  }
+
+  end(endTime?: TimeInput): void {
+    if (this.ended) return;
+    // From the monotonic clock, as the SDK does: a wall clock stepped mid-span does not skew its duration.
+    this.endTime = endTime === undefined ? addHr(this.startTime, millisToHrTime(performance.now() - this.startMs)) : timeInputToHrTime(endTime);
+    this.ended = true;
+    this.home.processor.onEnd(this);
+  }
+}
+
+function addHr(a: HrTime, b: HrTime): HrTime {
+  const ns = a[1] + b[1];
+  return ns >= 1e9 ? [a[0] + b[0] + 1, ns - 1e9] : [a[0] + b[0], ns];
+}
