@@ -158,8 +158,9 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   setStatus(status: SpanStatus): this {
-    // An OK status is final (OTel trace API): a later ERROR does not replace it.
-    if (!this.ended && this.status.code !== SpanStatusCode.OK) this.status = { code: status.code, ...(status.code === SpanStatusCode.ERROR && status.message ? { message: status.message } : {}) };
+    // OTel trace API: UNSET is no change, OK is final, and only an ERROR carries a description.
+    if (this.ended || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this;
+    this.status = status.code === SpanStatusCode.ERROR && typeof status.message === "string" ? { code: status.code, message: status.message } : { code: status.code };
     return this;
   }
 
@@ -178,12 +179,13 @@ export class LeanSpan implements Span, ReadableSpan {
     if (typeof exception === "string") attributes["exception.message"] = exception;
     else if (exception) {
       const e = exception as { name?: string; code?: string | number; message?: string; stack?: string };
-      if (e.code !== undefined) attributes["exception.type"] = String(e.code);
+      if (e.code) attributes["exception.type"] = String(e.code);
       else if (e.name) attributes["exception.type"] = e.name;
       if (e.message) attributes["exception.message"] = e.message;
       if (e.stack) attributes["exception.stacktrace"] = e.stack;
     }
-    this.addEvent("exception", attributes, time);
+    // The conventions' minimum: a type or a message.
+    if (attributes["exception.type"] || attributes["exception.message"]) this.addEvent("exception", attributes, time);
   }
 
   end(endTime?: TimeInput): void {
