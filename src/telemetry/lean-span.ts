@@ -18,9 +18,9 @@ export interface SpanHome {
   readonly processor: SpanProcessor;
 }
 
-/** What a span that records no event, link or status shares, so that it allocates none of its own. */
-const NO_EVENTS: TimedEvent[] = [];
-const NO_LINKS: Link[] = [];
+/** What a span that records no event, link or status shares, so that it allocates none of its own (frozen: nobody adds to them). */
+const NO_EVENTS = Object.freeze([]) as unknown as TimedEvent[];
+export const NO_LINKS = Object.freeze([]) as unknown as Link[];
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 
 /** Whether OTel keeps an attribute: a key, and a primitive value or a homogeneous array of them (null and objects are dropped). */

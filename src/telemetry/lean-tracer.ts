@@ -1,8 +1,8 @@
-import { context as api, INVALID_SPAN_CONTEXT, SpanKind, trace, TraceFlags, type Context, type Span, type SpanOptions, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { context as api, INVALID_SPAN_CONTEXT, SpanKind, trace, TraceFlags, type Context, type Span, type SpanContext, type SpanOptions, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { isTracingSuppressed } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
-import { LeanSpan, type SpanHome } from "./lean-span.js";
+import { LeanSpan, NO_LINKS, type SpanHome } from "./lean-span.js";
 
 /** What the provider is made of: the SDK's sampler, span processor (batching and export) and the service's resource. */
 export interface LeanTracerOptions {
@@ -33,12 +33,12 @@ class LeanTracer implements Tracer {
     const traceId = valid ? valid.traceId : this.ids.generateTraceId();
     const spanId = this.ids.generateSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;
-    const links = options.links ?? [];
+    const links = options.links ?? NO_LINKS;
     const attributes = options.attributes ?? {};
     const decision = this.sampler.shouldSample(ctx, traceId, name, kind, attributes, links);
     const traceState = decision.traceState ?? valid?.traceState;
     const traceFlags = decision.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
-    const spanContext = { traceId, spanId, traceFlags, ...(traceState ? { traceState } : {}) };
+    const spanContext: SpanContext = traceState ? { traceId, spanId, traceFlags, traceState } : { traceId, spanId, traceFlags };
     // Not recorded: the context still travels (W3C traceparent with the sampled flag unset).
     if (decision.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
     const span = new LeanSpan(this.home, spanContext, name, kind, valid, decision.attributes ? { ...attributes, ...decision.attributes } : attributes, links, options.startTime);
