@@ -97,4 +97,29 @@ describe("answers given before the body was read (RFC 9112 §9.6)", () => {
       agent.destroy();
     }
   });
+
+  it("a Connection: close refusal lingers: the client still sending meets no reset before it has read the answer", async () => {
+    // Half-open, so that the client's side stays writable after the server's FIN, as a client busy uploading is.
+    const socket = net.connect({ port: t.hub.port, host: "127.0.0.1", allowHalfOpen: true });
+    let text = "";
+    let error: Error | undefined;
+    socket.setEncoding("latin1");
+    socket.on("data", (d: string) => (text += d));
+    socket.on("error", (e) => (error = e));
+    const ended = new Promise<void>((resolve) => socket.once("end", resolve));
+    await new Promise<void>((resolve) => socket.once("connect", resolve));
+    const chunk = Buffer.alloc(64 * 1024, " ");
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
+    socket.write("POST /nowhere/at/all HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    socket.write(frame);
+    await ended;
+    expect(text).toMatch(/^HTTP\/1\.1 404 .*\r\nconnection: close\r\n/is);
+    // Within the linger the server still takes the body and throws it away: no reset, no EPIPE.
+    for (let i = 0; i < 16; i++) {
+      socket.write(frame);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(error).toBeUndefined();
+    socket.destroy();
+  });
 });

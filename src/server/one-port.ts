@@ -355,6 +355,10 @@ function dropRest(x: Exchange): void {
   const req = x.req;
   const socket = x.socket;
   if (!socket) return;
+  // Node ends a Connection: close answer with destroySoon, which destroys the socket as soon as the FIN is
+  // out: with the body still coming that is a reset right behind the answer, and a client busy sending
+  // meets the reset on its next write and can lose the answer it had not read yet. The close is ours.
+  socket.removeListener("finish", socket.destroy);
   let left = DRAIN_BYTES;
   let timer: NodeJS.Timeout;
   const linger = (): void => {
