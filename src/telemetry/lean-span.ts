@@ -2,7 +2,7 @@
 // is a lazy getter that runs on every access.
 import { performance } from "node:perf_hooks";
 import { SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from "@opentelemetry/api";
-import { addHrTimes, hrTimeDuration, isAttributeValue, millisToHrTime, timeInputToHrTime, type InstrumentationScope } from "@opentelemetry/core";
+import { addHrTimes, hrTime, hrTimeDuration, isAttributeValue, millisToHrTime, timeInputToHrTime, type InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, SpanProcessor, TimedEvent } from "@opentelemetry/sdk-trace-node";
 
@@ -27,7 +27,7 @@ const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 const keeps = (key: string, value: unknown): value is AttributeValue => key !== "" && value !== undefined && value !== null && isAttributeValue(value);
 
 /** Copies the attributes worth keeping into a fresh record, at most `limit`; returns the record, its size and how many it dropped. */
-export function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): { readonly kept: Record<string, AttributeValue>; readonly count: number; readonly dropped: number } {
+function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): { readonly kept: Record<string, AttributeValue>; readonly count: number; readonly dropped: number } {
   const kept: Record<string, AttributeValue> = {};
   let count = 0;
   let dropped = 0;
@@ -41,11 +41,6 @@ export function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_L
     }
   }
   return { kept, count, dropped };
-}
-
-/** Wall-clock time as OTel's HrTime, from the monotonic clock (as the SDK reads it). */
-export function now(): HrTime {
-  return millisToHrTime(performance.timeOrigin + performance.now());
 }
 
 /**
@@ -140,7 +135,7 @@ export class LeanSpan implements Span, ReadableSpan {
     const { kept, dropped } = keptAttributes(isTime ? undefined : (attributesOrTime as Attributes | undefined));
     const at = isTime ? (attributesOrTime as TimeInput) : time;
     if (this.events === NO_EVENTS) this.events = [];
-    this.events.push({ name, attributes: kept, time: at === undefined ? now() : timeInputToHrTime(at), droppedAttributesCount: dropped });
+    this.events.push({ name, attributes: kept, time: at === undefined ? hrTime() : timeInputToHrTime(at), droppedAttributesCount: dropped });
     return this;
   }
 
