@@ -16,6 +16,7 @@ import { renderReport } from "./harness/report.js";
 import type { BenchResults } from "./harness/results.js";
 import { measureProfile } from "./measures/cpu-profile-run.js";
 import { measureFanout } from "./measures/fan-out.js";
+import { measureHeadToHead } from "./measures/head-to-head.js";
 import { measurePostgres } from "./measures/postgres-store.js";
 import { measureStore } from "./measures/store-scale.js";
 import { measureStreaming } from "./measures/streaming.js";
@@ -41,6 +42,10 @@ async function main(): Promise<void> {
   try {
     if (options.sections.has("unary")) {
       results.unary = await measureUnary(ctx);
+      write();
+    }
+    if (options.sections.has("versus")) {
+      results.headToHead = await measureHeadToHead(ctx);
       write();
     }
     if (options.sections.has("telemetry")) {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { UnaryRow } from "../bench/harness/results.js";
+import { spread } from "../bench/harness/stats.js";
+import { bracketedShare, evaluateTargets } from "../bench/harness/targets.js";
 import { bracketedSchedule, withBaselines } from "../bench/measures/bracketed-rounds.js";
 
 /**
@@ -31,5 +34,50 @@ describe("the bench's bracketed rounds", () => {
     const run = (rps: number) => ({ rps, serverCpu: 0.5 });
     expect(withBaselines(schedule, [run(100), run(90), run(80), undefined])[2]!.baseline).toEqual({ rps: 100, serverCpu: 0.5 });
     expect(withBaselines(schedule, [undefined, run(90), run(80), undefined])[1]).toEqual(run(90));
+  });
+});
+
+/**
+ * Issue 16's ratio targets, judged from the head-to-head section when it
+ * ran (bench/measures/head-to-head.ts): each row's share of the baseline is
+ * the median of its runs against the baseline at their moment, and a ratio
+ * of two other rows divides their shares.
+ */
+describe("the bench's head-to-head targets", () => {
+  const row = (id: string, group: UnaryRow["group"], runs: Array<[number, number | undefined]>): UnaryRow => {
+    const perRun = runs.map(([rps, base]) => ({ rps, serverCpu: 1, ...(base === undefined ? {} : { baseline: { rps: base, serverCpu: 1 } }) }));
+    const s = spread(perRun.map((r) => r.rps));
+    return {
+      id, group, server: id, binding: id, loader: "autocannon", status: "ok",
+      cells: [{ connections: 32, rps: s, p50Ms: s, p99Ms: s, errors: 0, serverCpu: s, loaderCpu: s, otherCpu: s, perRun }],
+    };
+  };
+  // The host's speed halves between rounds 1 and 3; a share is taken run by run, so that cancels.
+  const section = [
+    row("versus-sdk-memory-jsonrpc", "baseline", [[1000, undefined], [500, undefined], [800, undefined]]),
+    row("versus-sdk-memory-grpc", "baseline", [[1200, 1000], [600, 500], [960, 800]]),
+    row("versus-hub-jsonrpc", "a2a-hub", [[2100, 1000], [1000, 500], [1700, 800]]),
+    row("versus-hub-grpc", "a2a-hub", [[1900, 1000], [950, 500], [1500, 800]]),
+  ];
+
+  it("give each row the median of its per-run shares, and the baseline 1", () => {
+    expect(bracketedShare(section, "versus-sdk-memory-jsonrpc").share).toBe(1);
+    expect(bracketedShare(section, "versus-hub-jsonrpc")).toEqual({ share: 2.1, runs: 3 });
+    expect(bracketedShare(section, "versus-missing").share).toBeUndefined();
+  });
+
+  it("judge the targets from the section, dividing shares for ratios between two non-baseline rows", () => {
+    const targets = evaluateTargets({ unary: [], streams: [], headToHead: section });
+    const jsonrpc = targets.find((t) => t.target.startsWith("JSON-RPC SendMessage"))!;
+    expect(jsonrpc.verdict).toBe("MET");
+    expect(jsonrpc.measured).toMatch(/^2\.10× \(3 runs side by side/);
+    const grpc = targets.find((t) => t.target.startsWith("gRPC unary"))!;
+    // 1.9 / 1.2: the hub's gRPC share over the SDK gRPC's.
+    expect(grpc.measured).toMatch(/^1\.58×/);
+    expect(grpc.verdict).toBe("MET");
+    const vsJsonRpc = targets.find((t) => t.target.startsWith("gRPC SendMessage ≥"))!;
+    expect(vsJsonRpc.measured).toMatch(/^0\.90×/);
+    // REST was not in this section: not measured, rather than judged from nothing.
+    expect(targets.find((t) => t.target.startsWith("REST"))!.verdict).toBe("not measured");
   });
 });

@@ -4,7 +4,7 @@ import type { CpuPinning } from "./cpu-pinning.js";
 import { gitRevision, type MachineInfo } from "./machine-info.js";
 import type { BenchResults, UnaryCell, UnaryRow } from "./results.js";
 import { ratio, spread, type Spread } from "./stats.js";
-import { evaluateTargets } from "./targets.js";
+import { bracketedShare, evaluateTargets } from "./targets.js";
 
 /** Milliseconds with precision that suits their size. */
 function ms(x: number | undefined): string {
@@ -171,6 +171,42 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
   );
 }
 
+/**
+ * The head-to-head section: each row's share of the baseline (the SDK's
+ * in-memory JSON-RPC) as a median of bracketed per-run ratios, and the
+ * ratios issue 16's targets take: a hub row over its SDK peer of the same
+ * wire family, and over the hub's own JSON-RPC, each a division of shares.
+ */
+function versusTable(rows: readonly UnaryRow[]): string {
+  const share = (id: string) => bracketedShare(rows, id).share;
+  const out: string[][] = [];
+  for (const row of rows) {
+    if (row.status !== "ok") {
+      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", ""]);
+      continue;
+    }
+    const mine = share(row.id);
+    const hub = row.group === "a2a-hub";
+    row.cells.forEach((c, i) => {
+      const us = cpuPerCallUs(c);
+      out.push([
+        row.server,
+        row.binding,
+        row.loader,
+        ...loadCells(row, i),
+        us === undefined ? "—" : String(Math.round(us)),
+        times(mine ?? NaN),
+        hub ? times(ratio(mine, share(`versus-${sdkPeers(row)[0]}`))) : "",
+        hub ? times(ratio(mine, share("versus-hub-jsonrpc"))) : "",
+      ]);
+    });
+  }
+  return table(
+    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU µs/call", "÷ SDK in-memory JSON-RPC, side by side", "÷ SDK in-memory, same wire family", "÷ hub JSON-RPC"],
+    out,
+  );
+}
+
 /** The whole report as Markdown: header, targets, one section per measure, notes. */
 export function renderReport(results: BenchResults, options: BenchOptions, machine: MachineInfo, pinning: CpuPinning, wallSec: number): string {
   const parts: string[] = [];
@@ -202,6 +238,17 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
         `Request/s, latency and errors at ${options.connections.join(" and ")} concurrent connections. CPU columns are shares of one core during the timed runs: the server's (median), the loader's (median), and other processes' on the machine (worst run; anything but ~0% means a shared host disturbed the figures). ` +
         "Ratios: this row's req/s divided by its stack's ceiling (bare node:http for the JSON facades; bare connect-node on the hub's one-port host, answering a fixed Task, for the Connect, gRPC and gRPC-Web rows), by the SDK's row of the same wire family (JSON over HTTP/1.1 or h2/gRPC), and by the hub's own JSON-RPC row, at the same concurrency. Server CPU µs/call is the server's CPU time over the calls it answered.\n\n" +
         unaryTable(results.unary),
+    );
+  }
+
+  if (results.headToHead && results.headToHead.length > 0) {
+    const rounds = Math.max(0, ...results.headToHead.flatMap((r) => r.cells.map((c) => c.perRun?.length ?? 0)));
+    parts.push(
+      "## Head to head: issue 16's ratios, side by side\n\n" +
+        "The rows issue 16's ratio targets compare, each on a fresh server of its own, run side by side rather than one after another (as in the table above, where a row moved by ±30% from run to run on this shared host with no change to the code). " +
+        `Each server first settles under untimed load, then they are loaded in turn, in ${rounds} rounds, each round giving every one a warm-up and one timed run: the SDK's in-memory JSON-RPC (the baseline) first, the others after it in an order that rotates from round to round, and the baseline once more at the end. ` +
+        "Each run is divided by the baseline as it stood at that moment (interpolated between the baseline's runs around it), and a row's share of the baseline is the median of those ratios; a ratio between two other rows divides their shares, so the host's drift cancels in both. The targets above are judged from this section.\n\n" +
+        versusTable(results.headToHead),
     );
   }
 
@@ -311,7 +358,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   }
 
   const notes: string[] = [];
-  for (const r of [...results.unary, ...(results.telemetry ?? [])]) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
+  for (const r of [...results.unary, ...(results.headToHead ?? []), ...(results.telemetry ?? [])]) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
   for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
   if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
   if (results.store?.note) notes.push(`- store: ${results.store.note}`);

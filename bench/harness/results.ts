@@ -153,6 +153,8 @@ export interface ProfileResult {
 /** Everything one bench run measured. */
 export interface BenchResults {
   unary: UnaryRow[];
+  /** Issue 16's ratio rows measured side by side (ids versus-<unary id>; head-to-head.ts). */
+  headToHead?: UnaryRow[];
   /** Unary rows of the hub with telemetry off and each part of it on (ids telemetry-<binding>-<variant>). */
   telemetry?: UnaryRow[];
   streams: StreamRow[];

@@ -1,5 +1,5 @@
 import type { BenchResults, UnaryRow } from "./results.js";
-import { ratio } from "./stats.js";
+import { ratio, spread } from "./stats.js";
 
 export type Verdict = "MET" | "MISSED" | "not served yet" | "not measured";
 
@@ -41,7 +41,7 @@ function fx(x: number): string {
   return `${x.toFixed(2)}×`;
 }
 
-/** A throughput ratio target: hub row over baseline row at 32 connections. */
+/** A throughput ratio target: hub row over baseline row at 32 connections, from the unary table (rows measured one after another). */
 function ratioTarget(rows: readonly UnaryRow[], target: string, hubId: string, baseId: string, baseLabel: string, min: number): TargetRow {
   const hub = rpsAt(rows, hubId);
   const base = rpsAt(rows, baseId);
@@ -53,17 +53,47 @@ function ratioTarget(rows: readonly UnaryRow[], target: string, hubId: string, b
   return { target, measured, verdict: r >= min && errors === 0 && !hub.row!.checkFailed ? "MET" : "MISSED" };
 }
 
+/**
+ * A row's throughput over its interleaved section's baseline (the
+ * section's first row) at 32 connections: the median of its runs' ratios,
+ * each against the baseline at the moment of the run (bracketed-rounds.ts);
+ * 1 for the baseline itself.
+ */
+export function bracketedShare(section: readonly UnaryRow[], id: string): { share?: number; runs: number } {
+  const row = section.find((r) => r.id === id);
+  const runs = row?.status === "ok" ? (row.cells.find((c) => c.connections === CONNS)?.perRun ?? []) : [];
+  if (row === section[0]) return { share: runs.length > 0 ? 1 : undefined, runs: runs.length };
+  const shares = runs.flatMap((r) => (r.baseline && r.baseline.rps > 0 ? [r.rps / r.baseline.rps] : []));
+  return { share: shares.length > 0 ? spread(shares).median : undefined, runs: shares.length };
+}
+
+/** The same target from the head-to-head section: both rows' shares of its baseline, divided. */
+function bracketedTarget(rows: readonly UnaryRow[], target: string, hubId: string, baseId: string, baseLabel: string, min: number): TargetRow {
+  const hubRow = rows.find((r) => r.id === `versus-${hubId}`);
+  const hub = bracketedShare(rows, `versus-${hubId}`);
+  const base = bracketedShare(rows, `versus-${baseId}`);
+  const r = ratio(hub.share, base.share);
+  if (!Number.isFinite(r)) return { target, measured: "—", verdict: "not measured" };
+  const errors = hubRow!.cells.reduce((a, c) => a + c.errors, 0);
+  const measured = `${fx(r)} (${hub.runs} runs side by side with ${baseLabel}; median req/s ${Math.round(rpsAt(rows, hubRow!.id).rps!)} vs ${Math.round(rpsAt(rows, `versus-${baseId}`).rps!)})${errors ? `, ${errors} errors` : ""}`;
+  return { target, measured, verdict: r >= min && errors === 0 && !hubRow!.checkFailed ? "MET" : "MISSED" };
+}
+
 export function evaluateTargets(results: BenchResults): TargetRow[] {
   const out: TargetRow[] = [];
   const u = results.unary;
-  if (u.length > 0) {
-    out.push(ratioTarget(u, `JSON-RPC SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-jsonrpc", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
-    out.push(ratioTarget(u, `REST SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-rest", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
-    out.push(ratioTarget(u, `gRPC unary SendMessage, durable, ≥ ${TARGETS.grpcVsSdk}× SDK in-memory gRPC (32 conn)`, "hub-grpc", "sdk-memory-grpc", "SDK", TARGETS.grpcVsSdk));
+  // Judged head to head when that section ran (head-to-head.ts says why), else from the unary table.
+  const versus = results.headToHead?.some((r) => r.status === "ok") ? results.headToHead : undefined;
+  const judge = (target: string, hubId: string, baseId: string, baseLabel: string, min: number): TargetRow =>
+    versus ? bracketedTarget(versus, target, hubId, baseId, baseLabel, min) : ratioTarget(u, target, hubId, baseId, baseLabel, min);
+  if (versus || u.length > 0) {
+    out.push(judge(`JSON-RPC SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-jsonrpc", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
+    out.push(judge(`REST SendMessage, durable, ≥ ${TARGETS.jsonRpcVsSdk}× SDK in-memory JSON-RPC (32 conn)`, "hub-rest", "sdk-memory-jsonrpc", "SDK", TARGETS.jsonRpcVsSdk));
+    out.push(judge(`gRPC unary SendMessage, durable, ≥ ${TARGETS.grpcVsSdk}× SDK in-memory gRPC (32 conn)`, "hub-grpc", "sdk-memory-grpc", "SDK", TARGETS.grpcVsSdk));
     for (const [id, label] of [["hub-grpc", "gRPC"], ["hub-connect-h1", "Connect h1"], ["hub-connect-h2", "Connect h2"], ["hub-grpcweb", "gRPC-Web"]] as const) {
-      out.push(ratioTarget(u, `${label} SendMessage ≥ ${TARGETS.bindingVsJsonRpc}× the hub's JSON-RPC (32 conn)`, id, "hub-jsonrpc", "hub JSON-RPC", TARGETS.bindingVsJsonRpc));
+      out.push(judge(`${label} SendMessage ≥ ${TARGETS.bindingVsJsonRpc}× the hub's JSON-RPC (32 conn)`, id, "hub-jsonrpc", "hub JSON-RPC", TARGETS.bindingVsJsonRpc));
     }
-    const hubRows = u.filter((r) => r.group === "a2a-hub" && r.status === "ok");
+    const hubRows = [...u, ...(versus ?? [])].filter((r) => r.group === "a2a-hub" && r.status === "ok");
     const errors = hubRows.reduce((a, r) => a + r.cells.reduce((b, c) => b + c.errors, 0), 0);
     const suspect = hubRows.filter((r) => r.checkFailed).map((r) => r.id);
     out.push({

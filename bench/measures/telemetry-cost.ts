@@ -10,11 +10,10 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BenchContext } from "../harness/bench-context.js";
-import type { UnaryCell, UnaryRow } from "../harness/results.js";
+import type { UnaryRow } from "../harness/results.js";
 import { onLoaderCore } from "../harness/cpu-pinning.js";
 import { startHubChild } from "../harness/servers-under-test.js";
-import { bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
-import { cellOfRuns, emptyRow, failRow, RowSession } from "./unary-row.js";
+import { measureInterleaved } from "./interleaved-rows.js";
 import { unaryLoads, type RowSpec } from "./unary-throughput.js";
 
 /** A telemetry setting of the hub, as the environment of its process. */
@@ -76,16 +75,9 @@ async function startCollectorSink(): Promise<{ url: string; bytes: () => number;
 
 /**
  * Measures every variant on both bindings; the row ids are
- * `telemetry-<binding>-<variant>`. Why interleaved: on a shared host other
- * work comes and goes over the seconds one row takes, so variants measured
- * one after another differ by more than the few percent a target allows.
- * All the variants' hubs (each fresh) are started first and idle while
- * another is loaded; each round loads every hub once (warm-up, then one
- * timed run), "off" first and the others in an order that rotates from
- * round to round, and "off" once more at the end, so each run of a variant
- * is compared with "off" interpolated between the two runs of it around
- * this one (bracketed-rounds.ts; the report's costs are medians of those
- * ratios).
+ * `telemetry-<binding>-<variant>`, "off" the baseline of each binding's
+ * interleaved section (interleaved-rows.ts says why and how), so each
+ * variant's cost is a median of its runs against "off" at their moment.
  */
 export function measureTelemetry(ctx: BenchContext): Promise<UnaryRow[]> {
   return onLoaderCore(ctx.pinning, () => measureVariants(ctx));
@@ -106,59 +98,15 @@ async function measureVariants(ctx: BenchContext): Promise<UnaryRow[]> {
         start: (c) => startHubChild(c.pinning, c.freshDir("hub"), { env: v.env(sink.url) }),
         load,
       }));
-      const sectionRows = specs.map(emptyRow);
-      const sessions: Array<RowSession | undefined> = [];
       const before = sink.bytes();
-      ctx.log(`telemetry: ${name}: ${specs.length} hubs (${VARIANTS.map((v) => v.id).join(", ")}), loaded in turn`);
-      try {
-        for (const [i, spec] of specs.entries()) {
-          try {
-            sessions[i] = await RowSession.open(ctx, spec, sectionRows[i]!);
-          } catch (e) {
-            failRow(ctx, sectionRows[i]!, e);
-          }
-        }
-        const live = (i: number) => (sectionRows[i]!.status === "ok" ? sessions[i] : undefined);
-        // Settle first (see SETTLE_SEC), every hub, before any is timed.
-        const settleSec = ctx.options.quick ? SETTLE_SEC.quick : SETTLE_SEC.full;
-        for (const i of specs.keys()) {
-          try {
-            await live(i)?.warm(ctx, Math.max(...ctx.options.connections), settleSec);
-          } catch (e) {
-            failRow(ctx, sectionRows[i]!, e);
-          }
-        }
-        for (const c of ctx.options.connections) {
-          const rounds = ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS);
-          const schedule = bracketedSchedule(specs.length, rounds);
-          const slots: Array<UnaryCell | undefined> = [];
-          for (const i of schedule) {
-            const session = live(i);
-            let cell: UnaryCell | undefined;
-            try {
-              cell = await session?.load(ctx, c, { runs: 1 });
-            } catch (e) {
-              failRow(ctx, sectionRows[i]!, e);
-            }
-            slots.push(cell);
-          }
-          const runs = withBaselines(schedule, slots.map((cell) => cell?.perRun?.[0]));
-          specs.forEach((_, i) => {
-            const cells = schedule.flatMap((server, slot) => (server === i && slots[slot] ? [{ ...slots[slot]!, perRun: [runs[slot]!] }] : []));
-            if (cells.length > 0 && live(i)) sectionRows[i]!.cells.push(cellOfRuns(cells));
-          });
-        }
-        for (const i of specs.keys()) {
-          try {
-            await live(i)?.check();
-          } catch (e) {
-            failRow(ctx, sectionRows[i]!, e);
-          }
-        }
-      } finally {
-        // A hub flushes its last spans as it stops gracefully.
-        for (const s of sessions) await s?.stop();
-      }
+      // The hubs are stopped when it returns, and a hub flushes its last spans as it stops gracefully.
+      const sectionRows = await measureInterleaved(ctx, {
+        title: `telemetry: ${name} (${VARIANTS.map((v) => v.id).join(", ")})`,
+        specs,
+        settleSec: ctx.options.quick ? SETTLE_SEC.quick : SETTLE_SEC.full,
+        rounds: ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS),
+        connections: ctx.options.connections,
+      });
       const exported = sink.bytes() - before;
       const tracing = sectionRows[VARIANTS.findIndex((v) => v.id === "tracing")];
       if (tracing?.status === "ok") {

@@ -27,7 +27,8 @@ export function unaryLoads(): { readonly jsonrpc: Load; readonly grpc: Load } {
   };
 }
 
-function rowSpecs(): RowSpec[] {
+/** Every row of the unary table, baselines first. */
+export function rowSpecs(): RowSpec[] {
   const jsonrpc = jsonRpcBody("SendMessage", sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
   const rest = JSON.stringify(sendMessageJson(ECHO_TEXT, PER_REQUEST_ID));
   const grpc = unaryLoads().grpc;
