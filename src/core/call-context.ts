@@ -75,7 +75,7 @@ export interface FacadeCallInit {
   /** The RPC the facade translates to, e.g. `A2AService.method.getTask`. */
   readonly method: DescMethod;
   /** Aborts when the HTTP client goes away. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | AbortController;
   readonly scope?: CallScope;
   readonly params?: ServiceParams;
   /** The request headers, or what makes them on first read (handler-context.ts). */
@@ -97,7 +97,7 @@ export function facadeCallContext(init: FacadeCallInit): HandlerContext {
     method: init.method,
     protocolName: init.protocolName,
     url: init.url ?? `/${A2AService.typeName}/${init.method.name}`,
-    signal: init.signal ?? new AbortController().signal,
+    signal: init.signal ?? new AbortController(),
     requestHeader: init.requestHeader instanceof Headers || typeof init.requestHeader === "function" ? init.requestHeader : new Headers(init.requestHeader),
     header: init.header,
   });

@@ -20,6 +20,7 @@ import {
   taskKey,
   TaskWriter,
   waitSettled,
+  type SettledWait,
   type BusEvent,
   type FirstOutcome,
   type OpenStream,
@@ -163,7 +164,7 @@ export class TaskEngine {
   }
 
   /** Resolves once the task is terminal or interrupted (see wait-settled.ts). */
-  waitSettled(scope: StoreScope, taskId: string, signal?: AbortSignal): Promise<void> {
+  waitSettled(scope: StoreScope, taskId: string, signal?: SettledWait["signal"]): Promise<void> {
     return waitSettled({ bus: this.bus, store: this.store, stopping: this.stopping, scope, taskId, signal });
   }
 

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { ClientGone, EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { toConnectError } from "./connect-errors.js";
 import { joined, readRequestBody } from "./request-body.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
@@ -46,18 +46,18 @@ export function isDirectConnectUnary(req: HttpRequest): boolean {
 export async function answerConnectUnary(options: DirectRouteOptions, entry: ConnectUnaryRoute, req: HttpRequest, res: HttpResponse): Promise<void> {
   const binary = /^application\/proto$/i.test(String(req.headers["content-type"]));
   const headers: Record<string, string> = { "content-type": binary ? "application/proto" : "application/json" };
-  const gone = new AbortController();
+  const gone = new ClientGone();
   let ended = false;
   res.once("close", () => {
     if (!ended) gone.abort(CLIENT_GONE);
   });
   const timeout = parseTimeout(headerValue(req, "connect-timeout-ms") ?? null, Number.MAX_SAFE_INTEGER);
-  const { ctx, values, finish } = directContext(req, entry.route.method, "connect", timeout.timeoutMs, gone.signal);
+  const { ctx, values, finish, deadline } = directContext(req, entry.route.method, "connect", timeout.timeoutMs, gone);
   let status = 200;
   let body: Uint8Array;
   try {
     if (timeout.error) throw timeout.error;
-    const bytes = await readUnaryBody(req, options.readMaxBytes, ctx.signal);
+    const bytes = await readUnaryBody(req, options.readMaxBytes, deadline);
     const input = entry.serialization.getI(binary).parse(bytes);
     const extensions = judgeCall(options, req, values);
     const output = await entry.route.invoke(options.service, input, ctx);
@@ -72,7 +72,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     body = errorToJsonBytes(error, undefined);
   }
   finish();
-  if (gone.signal.aborted || res.writableEnded) return;
+  if (gone.aborted || res.writableEnded) return;
   ended = true;
   headers["content-length"] = String(body.byteLength);
   res.writeHead(status, headers);
@@ -86,7 +86,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
  * breaks its Content-Length INVALID_ARGUMENT. Rejects with the signal's
  * reason when it aborts first (the call's deadline).
  */
-function readUnaryBody(req: HttpRequest, readMaxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+function readUnaryBody(req: HttpRequest, readMaxBytes: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
   const hint = lengthHint(req.headers["content-length"]);
   if (hint !== undefined && hint > readMaxBytes) {
     return Promise.reject(new ConnectError(`message size ${hint} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));

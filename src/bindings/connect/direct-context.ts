@@ -3,7 +3,7 @@ import { Code, ConnectError, createHandlerContext, type ContextValues, type Hand
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { AccessGuard } from "../../auth/index.js";
 import { callContext, callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { EXTENSIONS_HEADER, headerValue, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type HttpRequest } from "../http/index.js";
+import { EXTENSIONS_HEADER, headerValue, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type ClientGone, type HttpRequest } from "../http/index.js";
 import { rpcCallScope } from "./access-interceptor.js";
 import { rpcContextValues } from "./context-values.js";
 import { rpcServiceParams } from "./service-params-interceptor.js";
@@ -27,27 +27,31 @@ export interface DirectContext {
   readonly ctx: HandlerContext;
   readonly values: ContextValues;
   readonly finish: () => void;
+  /** The context's signal when the call has a deadline; without one it aborts only when the client goes, which reading the body sees from the request itself. */
+  readonly deadline: AbortSignal | undefined;
 }
 
 const noTimer = (): void => {};
 
 /**
  * A handler context with what connect-node gives a call. With a deadline,
- * connect-node's own (its signal aborts when the deadline passes); without
- * one, the lean context on the call's signal (core/handler-context.ts).
+ * connect-node's own (its signal aborts when the deadline passes, or when
+ * the client goes); without one, the lean context, whose signal aborts
+ * when the client goes (core/handler-context.ts).
  */
 export function directContext(
   req: HttpRequest,
   method: DescMethod,
   protocolName: "grpc" | "grpc-web" | "connect",
   timeoutMs: number | undefined,
-  requestSignal: AbortSignal,
+  gone: ClientGone,
 ): DirectContext {
   const values = rpcContextValues(req);
   const url = req.url ?? "";
   if (timeoutMs === undefined) {
-    const ctx = callContext({ method, protocolName, url, signal: requestSignal, ...lazyRequestHeaders(req), values });
-    return { ctx, values, finish: noTimer };
+    // The controller, not its signal: a call nothing waits on makes none (handler-context.ts).
+    const ctx = callContext({ method, protocolName, url, signal: gone.controller, ...lazyRequestHeaders(req), values });
+    return { ctx, values, finish: noTimer, deadline: undefined };
   }
   const ctx = createHandlerContext({
     service: A2AService,
@@ -56,12 +60,12 @@ export function directContext(
     requestMethod: "POST",
     url,
     timeoutMs,
-    requestSignal,
+    requestSignal: gone.signal,
     requestHeader: requestHeaders(req),
     contextValues: values,
   });
   // The deadline timer of a call that ended in time must not fire later.
-  return { ctx, values, finish: () => ctx.abort(FINISHED) };
+  return { ctx, values, finish: () => ctx.abort(FINISHED), deadline: ctx.signal };
 }
 
 /**

@@ -2,7 +2,7 @@ import type * as http2 from "node:http2";
 import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
+import { ClientGone, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 
@@ -12,6 +12,11 @@ const GRPC_WEB_PROTO = new Set(["application/grpc-web", "application/grpc-web+pr
 
 /** gRPC-Web: the flag of the frame that carries the trailers in the body. */
 const TRAILER_FLAG = 0x80;
+
+/** The status of a call that ended OK (gRPC over HTTP/2 §Responses), as setTrailerStatus writes it. */
+const OK_TRAILERS: Readonly<Record<string, string>> = Object.freeze({ "grpc-status": "0" });
+/** The same for gRPC-Web: the trailer frame, made once (the response copies it out; nobody writes into it). */
+const OK_WEB_TRAILER = webTrailerFrame("grpc-status: 0\r\n");
 
 
 /**
@@ -35,7 +40,7 @@ export class GrpcCall {
   readonly headers: Record<string, string>;
   /** HTTP/2 for gRPC; gRPC-Web also comes over HTTP/1.1, whose response writes the same way. */
   readonly res: http2.Http2ServerResponse;
-  private readonly gone = new AbortController();
+  private readonly gone = new ClientGone();
   private ended = false;
   /** Ends the call's deadline timer (direct-context.ts). */
   private finishContext: () => void = () => {};
@@ -53,7 +58,12 @@ export class GrpcCall {
     });
   }
 
-  /** Aborted when the client went away before the call ended. */
+  /** Whether the client went away before the call ended. */
+  get clientGone(): boolean {
+    return this.gone.aborted;
+  }
+
+  /** Aborted when the client went away before the call ended (made on first read: a stream waits on it). */
   get goneSignal(): AbortSignal {
     return this.gone.signal;
   }
@@ -68,12 +78,12 @@ export class GrpcCall {
   async open(method: DescMethod, input: DescMessage): Promise<{ ctx: HandlerContext; message: unknown }> {
     const { req, options } = this;
     const timeout = parseTimeout(headerValue(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
-    const { ctx, values, finish } = directContext(req, method, this.web ? "grpc-web" : "grpc", timeout.timeoutMs, this.gone.signal);
+    const { ctx, values, finish, deadline } = directContext(req, method, this.web ? "grpc-web" : "grpc", timeout.timeoutMs, this.gone);
     this.finishContext = finish;
     const unary = method.methodKind === "unary";
     const read = async (): Promise<unknown> => {
       if (timeout.error) throw timeout.error;
-      return parse(input, await readOneMessage(req, options.readMaxBytes, ctx.signal, unary ? "unary" : "server-streaming"));
+      return parse(input, await readOneMessage(req, options.readMaxBytes, deadline, unary ? "unary" : "server-streaming"));
     };
     const message = unary ? await read() : undefined;
     const extensions = judgeCall(options, req, values);
@@ -95,16 +105,23 @@ export class GrpcCall {
    */
   finish(failure: ConnectError | undefined): void {
     this.finishContext();
-    if (this.gone.signal.aborted || this.res.writableEnded) return;
+    if (this.gone.aborted || this.res.writableEnded) return;
     this.ended = true;
     this.head();
+    // Most calls end OK, whose status is one fixed line: no Headers to build and walk for it.
+    if (!failure) {
+      if (this.web) this.res.end(OK_WEB_TRAILER);
+      else {
+        this.res.addTrailers(OK_TRAILERS);
+        this.res.end();
+      }
+      return;
+    }
     const status = setTrailerStatus(new Headers(), failure);
     if (this.web) {
       let lines = "";
       status.forEach((value, key) => (lines += `${key}: ${value}\r\n`));
-      const frame = grpcFrame(Buffer.from(lines));
-      frame[0] = TRAILER_FLAG;
-      this.res.end(frame);
+      this.res.end(webTrailerFrame(lines));
       return;
     }
     const trailers: Record<string, string> = {};
@@ -127,4 +144,11 @@ function parse(schema: DescMessage, bytes: Uint8Array): unknown {
   } catch (e) {
     throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
   }
+}
+
+/** A gRPC-Web trailer frame: the status lines `name: value` as connect-node writes them, in a body frame flagged 0x80. */
+function webTrailerFrame(lines: string): Buffer {
+  const frame = grpcFrame(Buffer.from(lines));
+  frame[0] = TRAILER_FLAG;
+  return frame;
 }

@@ -25,7 +25,7 @@ export function grpcFrame(message: Uint8Array): Buffer {
  * second one UNIMPLEMENTED, a truncated one INVALID_ARGUMENT. Rejects with
  * the signal's reason when it aborts first (the call's deadline).
  */
-export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal, kind: "unary" | "server-streaming"): Promise<Uint8Array> {
+export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: AbortSignal | undefined, kind: "unary" | "server-streaming"): Promise<Uint8Array> {
   let declared = -1;
   return readRequestBody(req, signal, {
     chunk(chunks, received) {

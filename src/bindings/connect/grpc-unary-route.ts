@@ -39,7 +39,7 @@ export async function answerUnary(service: A2AServiceApi, route: UnaryRoute, cal
     const { ctx, message } = await call.open(route.method, route.input);
     const output = await route.invoke(service, message, ctx);
     const frame = grpcFrame(toBinary(route.output, output as never));
-    if (call.goneSignal.aborted) return;
+    if (call.clientGone) return;
     call.head();
     call.res.write(frame);
   } catch (e) {

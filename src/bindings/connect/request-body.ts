@@ -11,13 +11,14 @@ export interface BodyRules {
 
 /**
  * Reads a request body by `rules` for the direct paths. Rejects with the
- * signal's reason when it aborts first (the call's deadline), and with
- * CANCELED when the client resets the request mid-body (nobody is left to
- * answer; the caller sees the close).
+ * signal's reason when it aborts first (the call's deadline; a call
+ * without one gives none), and with CANCELED when the client resets or
+ * closes the request mid-body (nobody is left to answer; the caller sees
+ * the close).
  */
-export function readRequestBody(req: HttpRequest, signal: AbortSignal, rules: BodyRules): Promise<Uint8Array> {
+export function readRequestBody(req: HttpRequest, signal: AbortSignal | undefined, rules: BodyRules): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason);
     const chunks: Buffer[] = [];
     let received = 0;
     const fail = (error: unknown): void => {
@@ -37,19 +38,22 @@ export function readRequestBody(req: HttpRequest, signal: AbortSignal, rules: Bo
       else resolve(result);
     };
     const onGone = (): void => fail(new ConnectError("the client closed the request", Code.Canceled));
-    const onAbort = (): void => fail(signal.reason);
+    const onAbort = (): void => fail(signal?.reason);
     const cleanup = (): void => {
-      signal.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onGone);
       req.off("aborted", onGone);
+      req.off("close", onGone);
     };
     req.on("data", onData);
     req.once("end", onEnd);
     req.once("error", onGone);
     req.once("aborted", onGone);
-    signal.addEventListener("abort", onAbort, { once: true });
+    // Closed before its end: the client went (a call without a deadline has no signal to say so).
+    req.once("close", onGone);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

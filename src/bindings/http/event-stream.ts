@@ -1,5 +1,6 @@
 import type { StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SequencedEvent } from "../../core/index.js";
+import type { ClientGone } from "./client-gone.js";
 import type { HttpRequest, HttpResponse } from "./http-exchange.js";
 import { SseWriter, type SseEvent } from "./sse-writer.js";
 
@@ -10,7 +11,7 @@ export interface EventStreamCall {
   /** Opens the service stream; reading the request may throw here or on the first `next()`. */
   readonly open: () => AsyncIterable<SequencedEvent>;
   /** Aborted when the client goes away; its signal is the call context's. */
-  readonly abort: AbortController;
+  readonly abort: ClientGone;
   /** Extra response headers (A2A-Extensions). */
   readonly headers: Readonly<Record<string, string>>;
   /** Idle time before a keep-alive comment; default SSE_KEEP_ALIVE_MS. */
@@ -51,14 +52,14 @@ export async function answerEventStream(call: EventStreamCall): Promise<void> {
     iterator = call.open()[Symbol.asyncIterator]();
     step = await iterator.next();
   } catch (e) {
-    if (!call.res.writableEnded && !call.abort.signal.aborted) call.refuse(e);
+    if (!call.res.writableEnded && !call.abort.aborted) call.refuse(e);
     return;
   }
   const stop = (): void => {
     call.abort.abort();
     iterator.return?.().catch(() => {});
   };
-  if (call.abort.signal.aborted) {
+  if (call.abort.aborted) {
     stop();
     return;
   }

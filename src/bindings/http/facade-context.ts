@@ -9,8 +9,8 @@ import type { A2AVersion } from "./service-params.js";
 export interface FacadeCall {
   /** The A2AService RPC the facade translates to. */
   readonly rpc: DescMethod;
-  /** Aborted when the HTTP client goes away. */
-  readonly signal?: AbortSignal;
+  /** Aborted when the HTTP client goes away: the signal, or its controller (handler-context.ts says why). */
+  readonly signal?: AbortSignal | AbortController;
   readonly scope?: CallScope;
   /** The negotiated A2A-Version (§3.6.2). */
   readonly version: A2AVersion;

@@ -7,6 +7,7 @@
 export { BodyAbortedError, BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, expireBody, readBody } from "./body-reader.js";
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
+export { ClientGone } from "./client-gone.js";
 export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { callUnary, openSequenced } from "./service-call.js";
 export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";

@@ -6,6 +6,7 @@ import {
   abandonBody,
   BodyTimeoutError,
   BodyTooLargeError,
+  ClientGone,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
   httpCallContext,
@@ -87,7 +88,7 @@ interface Exchange {
   /** Headers every response of this exchange carries. */
   readonly headers: Readonly<Record<string, string>>;
   /** Aborted when the client goes away. */
-  readonly abort: AbortController;
+  readonly abort: ClientGone;
 }
 
 /**
@@ -104,7 +105,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
   const maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
 
   /** The call context every facade call gets: same context values connect-node would set. */
-  function contextFor(x: Exchange, method: RpcMethod, signal: AbortSignal | undefined): HandlerContext {
+  function contextFor(x: Exchange, method: RpcMethod, signal: AbortController | undefined): HandlerContext {
     return httpCallContext(x.req, {
       rpc: method.rpc,
       signal,
@@ -118,17 +119,17 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
   /** One unary request's response (undefined for a notification). */
   async function callUnary(x: Exchange, request: JsonRpcRequest, method: UnaryRpcMethod): Promise<JsonRpcResponse | undefined> {
     try {
-      const result = await method.invoke(options.service, paramsOf(request), contextFor(x, method, x.abort.signal));
+      const result = await method.invoke(options.service, paramsOf(request), contextFor(x, method, x.abort.controller));
       return request.notification ? undefined : resultResponse(request.id, result ?? null);
     } catch (e) {
       // The client went away mid-call: nobody reads the answer, and its abort is not the server's failure to log.
-      if (x.abort.signal.aborted) return undefined;
+      if (x.abort.aborted) return undefined;
       const error = toJsonRpcError(e, logger, method.name);
       return request.notification ? undefined : errorResponse(request.id, error);
     }
   }
 
-  function openStream(x: Exchange, request: JsonRpcRequest, method: StreamRpcMethod, signal: AbortSignal | undefined): () => ReturnType<StreamRpcMethod["open"]> {
+  function openStream(x: Exchange, request: JsonRpcRequest, method: StreamRpcMethod, signal: AbortController | undefined): () => ReturnType<StreamRpcMethod["open"]> {
     return () => {
       return method.open(options.service, paramsOf(request), contextFor(x, method, signal), method.resumable ? lastEventId(x.req) : undefined);
     };
@@ -180,7 +181,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         res: x.res,
         id: request.id,
         method,
-        open: openStream(x, request, method, x.abort.signal),
+        open: openStream(x, request, method, x.abort.controller),
         abort: x.abort,
         headers: x.headers,
         keepAliveMs: options.keepAliveMs,
@@ -212,13 +213,13 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
   /** Writes a JSON answer; nothing to answer (notifications only) is 204. */
   function reply(x: Exchange, body: JsonRpcResponse | JsonRpcResponse[] | undefined): void {
-    if (x.res.writableEnded || x.abort.signal.aborted) return;
+    if (x.res.writableEnded || x.abort.aborted) return;
     if (body === undefined) sendJson(x.res, 204, undefined, x.headers);
     else sendJson(x.res, 200, body, x.headers);
   }
 
   return async (req, res) => {
-    const abort = new AbortController();
+    const abort = new ClientGone();
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });

@@ -1,6 +1,6 @@
 import type { StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SequencedEvent, Logger } from "../../core/index.js";
-import { answerEventStream, encodeOnce, sendJson, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { answerEventStream, encodeOnce, sendJson, type ClientGone, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { errorResponse, type JsonRpcId } from "../../protocol/index.js";
 import { toJsonRpcError } from "./jsonrpc-errors.js";
 import type { StreamRpcMethod } from "./rpc-method.js";
@@ -14,7 +14,7 @@ export interface StreamCall {
   /** Opens the service stream (reading params may throw here). */
   readonly open: () => AsyncIterable<SequencedEvent>;
   /** Aborted when the client goes away; its signal is the call context's. */
-  readonly abort: AbortController;
+  readonly abort: ClientGone;
   /** Extra response headers (A2A-Extensions). */
   readonly headers: Readonly<Record<string, string>>;
   readonly keepAliveMs?: number;

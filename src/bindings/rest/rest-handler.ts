@@ -4,6 +4,7 @@ import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from ".
 import {
   answerEventStream,
   BodyAbortedError,
+  ClientGone,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
   encodeOnce,
@@ -79,7 +80,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const relative = base === "" ? path : path === base ? "/" : path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
     if (relative === undefined) return false;
 
-    const abort = new AbortController();
+    const abort = new ClientGone();
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
     });
@@ -103,7 +104,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       };
       const ctx = httpCallContext(req, {
         rpc: route.rpc,
-        signal: abort.signal,
+        signal: abort.controller,
         scope: options.scopeFor?.(req),
         version: params.version ?? "1.0",
         extensions: params.extensions.requested,
@@ -111,7 +112,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       });
       if (route.kind === "unary") {
         const result = await route.invoke(options.service, input, ctx);
-        if (!abort.signal.aborted) sendResult(req, res, result, headers);
+        if (!abort.aborted) sendResult(req, res, result, headers);
         return true;
       }
       const streamHeaders = headers;
@@ -129,7 +130,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       });
     } catch (e) {
       // A client gone mid-body has no one to answer.
-      if (!(e instanceof BodyAbortedError) && !abort.signal.aborted) sendFailure(req, res, toRestFailure(e, logger, operation), headers);
+      if (!(e instanceof BodyAbortedError) && !abort.aborted) sendFailure(req, res, toRestFailure(e, logger, operation), headers);
     }
     return true;
   };

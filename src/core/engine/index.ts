@@ -9,4 +9,4 @@ export { RunLifecycle } from "./run-lifecycle.js";
 export { RunRegistry } from "./run-registry.js";
 export { addressed, newRun, taskKey, type FirstOutcome, type Run, type RunOptions } from "./run.js";
 export { busEvent, TaskWriter, type BusEvent } from "./task-writer.js";
-export { waitSettled } from "./wait-settled.js";
+export { waitSettled, type SettledWait } from "./wait-settled.js";

@@ -16,7 +16,13 @@ export interface SettledWait {
   readonly stopping: boolean;
   readonly scope: StoreScope;
   readonly taskId: string;
-  readonly signal?: AbortSignal;
+  /**
+   * Ends the wait when aborted; or what gives it, asked only once the task
+   * is found unsettled: a call's signal is made on first read
+   * (core/handler-context.ts), and most blocking sends find their task
+   * settled already (an agent that finished in the turn it started).
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal | undefined);
 }
 
 /**
@@ -25,32 +31,34 @@ export interface SettledWait {
  * under way (a networked store answers later) is heard, not slipped.
  */
 export function waitSettled(wait: SettledWait): Promise<void> {
-  const { bus, store, scope, taskId, signal } = wait;
+  const { bus, store, scope, taskId } = wait;
   return new Promise((resolve, reject) => {
-    const key = taskKey(scope, taskId);
-    let unsubscribe = (): void => {};
-    const onAbort = (): void => {
-      unsubscribe();
-      reject(signal?.reason ?? new Error("aborted"));
-    };
-    const fail = (e: unknown): void => {
+    let ended = false;
+    let signal: AbortSignal | undefined;
+    const end = (): boolean => {
+      if (ended) return false;
+      ended = true;
       unsubscribe();
       signal?.removeEventListener("abort", onAbort);
-      reject(e);
+      return true;
     };
     const done = (): void => {
-      unsubscribe();
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
+      if (end()) resolve();
     };
-    unsubscribe = bus.subscribe(key, (e) => (e.lost !== undefined ? fail(e.lost) : e.settled && done()));
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const fail = (e: unknown): void => {
+      if (end()) reject(e);
+    };
+    const onAbort = (): void => fail(signal?.reason ?? new Error("aborted"));
+    const unsubscribe = bus.subscribe(taskKey(scope, taskId), (e) => (e.lost !== undefined ? fail(e.lost) : e.settled && done()));
     const settledNow = (head: TaskHead | undefined): void => {
-      if (!head || isSettled(head.state) || wait.stopping) done();
+      if (!head || isSettled(head.state) || wait.stopping) return done();
+      if (ended) return;
+      signal = typeof wait.signal === "function" ? wait.signal() : wait.signal;
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
     };
     const head = store.getHead(scope, taskId);
-    if (head instanceof Promise) head.then(settledNow, (e: unknown) => fail(e));
+    if (head instanceof Promise) head.then(settledNow, fail);
     else settledNow(head);
   });
 }

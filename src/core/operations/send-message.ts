@@ -157,7 +157,7 @@ export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: Send
     }
   }
   // §3.2.2: blocking by default, until terminal or interrupted.
-  if (!c.returnImmediately) await deps.engine.waitSettled(c.scope, taskId, ctx.signal);
+  if (!c.returnImmediately) await deps.engine.waitSettled(c.scope, taskId, () => ctx.signal);
   // Both waits above end only after a commit (the settled event and the first outcome are announced then), so a networked store shows what they saw.
   const task = await deps.store.getTask(c.scope, taskId, { historyLength: c.historyLength });
   if (!task) throw taskNotFound(taskId);
