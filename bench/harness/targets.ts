@@ -41,6 +41,13 @@ function fx(x: number): string {
   return `${x.toFixed(2)}×`;
 }
 
+/** A ratio target's row: the ratio, how it was measured, and MET only when it reaches `min` with no error and no failed check on the hub's row. */
+function judged(target: string, r: number, hubRow: UnaryRow, detail: string, min: number): TargetRow {
+  const errors = hubRow.cells.reduce((a, c) => a + c.errors, 0);
+  const measured = `${fx(r)} (${detail})${errors ? `, ${errors} errors` : ""}`;
+  return { target, measured, verdict: r >= min && errors === 0 && !hubRow.checkFailed ? "MET" : "MISSED" };
+}
+
 /** A throughput ratio target: hub row over baseline row at 32 connections, from the unary table (rows measured one after another). */
 function ratioTarget(rows: readonly UnaryRow[], target: string, hubId: string, baseId: string, baseLabel: string, min: number): TargetRow {
   const hub = rpsAt(rows, hubId);
@@ -48,9 +55,7 @@ function ratioTarget(rows: readonly UnaryRow[], target: string, hubId: string, b
   if (hub.row?.status === "not served yet") return { target, measured: "binding not served yet", verdict: "not served yet" };
   const r = ratio(hub.rps, base.rps);
   if (!Number.isFinite(r)) return { target, measured: "—", verdict: "not measured" };
-  const errors = hub.row!.cells.reduce((a, c) => a + c.errors, 0);
-  const measured = `${fx(r)} (${Math.round(hub.rps!)} vs ${baseLabel} ${Math.round(base.rps!)} req/s)${errors ? `, ${errors} errors` : ""}`;
-  return { target, measured, verdict: r >= min && errors === 0 && !hub.row!.checkFailed ? "MET" : "MISSED" };
+  return judged(target, r, hub.row!, `${Math.round(hub.rps!)} vs ${baseLabel} ${Math.round(base.rps!)} req/s`, min);
 }
 
 /**
@@ -69,14 +74,12 @@ export function bracketedShare(section: readonly UnaryRow[], id: string): { shar
 
 /** The same target from the head-to-head section: both rows' shares of its baseline, divided. */
 function bracketedTarget(rows: readonly UnaryRow[], target: string, hubId: string, baseId: string, baseLabel: string, min: number): TargetRow {
-  const hubRow = rows.find((r) => r.id === `versus-${hubId}`);
   const hub = bracketedShare(rows, `versus-${hubId}`);
   const base = bracketedShare(rows, `versus-${baseId}`);
   const r = ratio(hub.share, base.share);
   if (!Number.isFinite(r)) return { target, measured: "—", verdict: "not measured" };
-  const errors = hubRow!.cells.reduce((a, c) => a + c.errors, 0);
-  const measured = `${fx(r)} (${hub.runs} runs side by side with ${baseLabel}; median req/s ${Math.round(rpsAt(rows, hubRow!.id).rps!)} vs ${Math.round(rpsAt(rows, `versus-${baseId}`).rps!)})${errors ? `, ${errors} errors` : ""}`;
-  return { target, measured, verdict: r >= min && errors === 0 && !hubRow!.checkFailed ? "MET" : "MISSED" };
+  const medians = `median req/s ${Math.round(rpsAt(rows, `versus-${hubId}`).rps!)} vs ${Math.round(rpsAt(rows, `versus-${baseId}`).rps!)}`;
+  return judged(target, r, rpsAt(rows, `versus-${hubId}`).row!, `${hub.runs} runs side by side with ${baseLabel}; ${medians}`, min);
 }
 
 export function evaluateTargets(results: BenchResults): TargetRow[] {
