@@ -1,0 +1,63 @@
+import { TraceFlags, type Context, type SpanContext } from "@opentelemetry/api";
+import type { InstrumentationScope } from "@opentelemetry/core";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { writeSpan, type PreEncoded } from "./otlp-span-encoding.js";
+import { OtlpWriter } from "./otlp-writer.js";
+
+/**
+ * What the batch processor holds of an ended span until its batch is
+ * exported: the span's OTLP bytes (a view of a shared buffer outside the
+ * JavaScript heap) and the three things the batch processor and the
+ * exporter read (its context for the sampled flag, its resource and scope
+ * to group it). Everything else of the span is garbage the moment it ends.
+ */
+class EncodedSpan implements PreEncoded {
+  constructor(
+    readonly otlpSpan: Uint8Array,
+    private readonly context: SpanContext,
+    readonly resource: Resource,
+    readonly instrumentationScope: InstrumentationScope,
+  ) {}
+
+  spanContext(): SpanContext {
+    return this.context;
+  }
+}
+
+/**
+ * A span processor in front of the OTel SDK's batch processor that encodes
+ * each ended span to OTLP at once and hands on only its bytes (EncodedSpan),
+ * for an exporter that sends them as they are (otlp-exporter.ts). Why: the
+ * batch processor holds ended spans until 512 of them (or the schedule
+ * delay) make a batch, long enough for every span, with its attributes,
+ * ids and times, to outlive one or two scavenges and be copied each time;
+ * under load that copying, not the spans' making, was the larger part of
+ * what tracing cost (bench/results-telemetry.md). Encoded at end, a span's
+ * objects die young, and what waits is bytes the collector never walks.
+ */
+export class EncodingSpanProcessor implements SpanProcessor {
+  private readonly writer = new OtlpWriter();
+
+  constructor(private readonly batch: SpanProcessor) {}
+
+  onStart(span: Span, parentContext: Context): void {
+    this.batch.onStart(span, parentContext);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    // Recorded but not sampled: the batch processor drops it, so it is not worth encoding.
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return this.batch.onEnd(span);
+    writeSpan(this.writer, span);
+    // The batch processor's own contract: what it gets is what the exporter gets, and the exporter reads no more than this.
+    this.batch.onEnd(new EncodedSpan(this.writer.take(), span.spanContext(), span.resource, span.instrumentationScope) as unknown as ReadableSpan);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.batch.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.batch.shutdown();
+  }
+}
