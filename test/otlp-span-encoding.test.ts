@@ -108,3 +108,25 @@ describe("OTLP span encoding", () => {
     expect(keep.spans[0]).toBe(unsampled);
   });
 });
+
+describe("OTLP span encoding, on bad input", () => {
+  it("keeps a link to a malformed id a whole message (the id zero-filled), and a span that fails to encode costs only itself", () => {
+    const originals = sdkSpans((tracer) => {
+      const t = tracer("a2a-hub");
+      t.startSpan("bad link", { startTime: 1_764_000_000_000, links: [{ context: { traceId: "zz".repeat(16), spanId: "0123456789abcdez", traceFlags: TraceFlags.SAMPLED } }] }).end(1_764_000_000_001);
+      t.startSpan("after", { startTime: 1_764_000_000_000 }).end(1_764_000_000_001);
+    });
+    const keep = new Keep();
+    const processor = new EncodingSpanProcessor(keep);
+    const broken = Object.create(originals[1]!, { attributes: { get: () => { throw new Error("unreadable"); } } }) as ReadableSpan;
+    processor.onEnd(originals[0]!);
+    processor.onEnd(broken);
+    processor.onEnd(originals[1]!);
+    expect(keep.spans).toHaveLength(2);
+    // The good span after the broken one is exactly the SDK's; the bad link's ids decode as zero-filled bytes of their full length.
+    expect(ourBytes(keep.spans.slice(1))).toBe(libraryBytes([originals[1]!]));
+    const request = Buffer.from(encodeExportRequest(keep.spans.slice(0, 1)));
+    expect(request.includes(Buffer.from([0x0a, 0x10, ...Buffer.alloc(16)]))).toBe(true);
+    expect(request.includes(Buffer.from([0x12, 0x08, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0x00]))).toBe(true);
+  });
+});

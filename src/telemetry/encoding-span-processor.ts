@@ -1,4 +1,4 @@
-import { TraceFlags, type Context, type SpanContext } from "@opentelemetry/api";
+import { diag, TraceFlags, type Context, type SpanContext } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-node";
@@ -48,7 +48,14 @@ export class EncodingSpanProcessor implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     // Recorded but not sampled: the batch processor drops it, so it is not worth encoding.
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return this.batch.onEnd(span);
-    writeSpan(this.writer, span);
+    try {
+      writeSpan(this.writer, span);
+    } catch (e) {
+      // A span that cannot be encoded is lost alone: the next one must not start after half of it.
+      this.writer.drop();
+      diag.error("a span could not be encoded to OTLP", e);
+      return;
+    }
     // The batch processor's own contract: what it gets is what the exporter gets, and the exporter reads no more than this.
     this.batch.onEnd(new EncodedSpan(this.writer.take(), span.spanContext(), span.resource, span.instrumentationScope) as unknown as ReadableSpan);
   }

@@ -27,6 +27,11 @@ export class OtlpWriter {
     return out;
   }
 
+  /** Forgets what was written since the last take (a record that failed halfway). */
+  drop(): void {
+    this.pos = this.mark;
+  }
+
   /** Makes room for `n` more bytes: a new buffer when full, the record in progress carried over (earlier views keep the old one). */
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -125,7 +130,10 @@ export class OtlpWriter {
     const n = hex.length >>> 1;
     this.varint(n);
     this.room(n);
-    this.pos += this.buf.write(hex, this.pos, n, "hex");
+    const written = this.buf.write(hex, this.pos, n, "hex");
+    // Node stops at the first character that is not hex: the field keeps its declared length, zero-filled, so the message stays whole.
+    if (written < n) this.buf.fill(0, this.pos + written, this.pos + n);
+    this.pos += n;
   }
 
   /** Starts a nested message; returns where (from the record's start: a new buffer moves the record), for `close`. */
