@@ -60,7 +60,7 @@ class Keep implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     this.spans.push(span);
   }
-  forceFlush = () => Promise.resolve();
+  forceFlush = (): Promise<void> => Promise.resolve();
   shutdown = () => Promise.resolve();
 }
 
@@ -77,18 +77,21 @@ describe("OTLP span encoding", () => {
     expect(ourBytes(interleaved)).toBe(libraryBytes(interleaved));
   });
 
-  it("encodes spans as they end, and the request made from their bytes is the SDK's for the spans themselves", () => {
+  it("encodes spans once the turn they ended in is over, and the request made from their bytes is the SDK's for the spans themselves", async () => {
     const originals = sdkSpans(everything);
     const keep = new Keep();
     const processor = new EncodingSpanProcessor(keep);
     for (const span of originals) processor.onEnd(span);
+    // Encoded after the turn in which they ended, not while a call waits to answer.
+    expect(keep.spans).toHaveLength(0);
+    await new Promise((r) => setImmediate(r));
     expect(keep.spans).toHaveLength(originals.length);
     // What is held is the bytes and the span's identity, not the span.
     expect(keep.spans.every((s, i) => !("attributes" in (s as object)) && s.spanContext() === originals[i]!.spanContext())).toBe(true);
     expect(ourBytes(keep.spans)).toBe(libraryBytes(originals));
   });
 
-  it("keeps earlier spans' bytes intact when later spans overflow the shared buffer", () => {
+  it("keeps earlier spans' bytes intact when later spans overflow the shared buffer", async () => {
     const originals = sdkSpans((tracer) => {
       const t = tracer("a2a-hub");
       // ~2.5 KB each: 200 of them cross several 64 KB buffers, some mid-span.
@@ -97,6 +100,7 @@ describe("OTLP span encoding", () => {
     const keep = new Keep();
     const processor = new EncodingSpanProcessor(keep);
     for (const span of originals) processor.onEnd(span);
+    await processor.forceFlush();
     expect(ourBytes(keep.spans)).toBe(libraryBytes(originals));
   });
 
@@ -110,7 +114,7 @@ describe("OTLP span encoding", () => {
 });
 
 describe("OTLP span encoding, on bad input", () => {
-  it("keeps a link to a malformed id a whole message (the id zero-filled), and a span that fails to encode costs only itself", () => {
+  it("keeps a link to a malformed id a whole message (the id zero-filled), and a span that fails to encode costs only itself", async () => {
     const originals = sdkSpans((tracer) => {
       const t = tracer("a2a-hub");
       t.startSpan("bad link", { startTime: 1_764_000_000_000, links: [{ context: { traceId: "zz".repeat(16), spanId: "0123456789abcdez", traceFlags: TraceFlags.SAMPLED } }] }).end(1_764_000_000_001);
@@ -122,6 +126,7 @@ describe("OTLP span encoding, on bad input", () => {
     processor.onEnd(originals[0]!);
     processor.onEnd(broken);
     processor.onEnd(originals[1]!);
+    await processor.shutdown();
     expect(keep.spans).toHaveLength(2);
     // The good span after the broken one is exactly the SDK's; the bad link's ids decode as zero-filled bytes of their full length.
     expect(ourBytes(keep.spans.slice(1))).toBe(libraryBytes([originals[1]!]));

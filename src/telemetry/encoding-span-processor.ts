@@ -38,6 +38,9 @@ class EncodedSpan implements PreEncoded {
  */
 export class EncodingSpanProcessor implements SpanProcessor {
   private readonly writer = new OtlpWriter();
+  /** Spans ended in this turn of the event loop, encoded together once it has run (see onEnd). */
+  private ended: ReadableSpan[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
 
   constructor(private readonly batch: SpanProcessor) {}
 
@@ -45,26 +48,45 @@ export class EncodingSpanProcessor implements SpanProcessor {
     this.batch.onStart(span, parentContext);
   }
 
+  /**
+   * A server span ends just before its call answers: encoded right there,
+   * its encoding would hold up the answer (a call's latency at one
+   * connection). The spans of a turn are encoded after it instead, in one
+   * go, still long before the next scavenge would find them.
+   */
   onEnd(span: ReadableSpan): void {
     // Recorded but not sampled: the batch processor drops it, so it is not worth encoding.
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return this.batch.onEnd(span);
-    try {
-      writeSpan(this.writer, span);
-    } catch (e) {
-      // A span that cannot be encoded is lost alone: the next one must not start after half of it.
-      this.writer.drop();
-      diag.error("a span could not be encoded to OTLP", e);
-      return;
+    this.ended.push(span);
+    if (!this.scheduled) this.scheduled = setImmediate(() => this.encodeEnded()).unref();
+  }
+
+  private encodeEnded(): void {
+    clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    const spans = this.ended;
+    this.ended = [];
+    for (const span of spans) {
+      try {
+        writeSpan(this.writer, span);
+      } catch (e) {
+        // A span that cannot be encoded is lost alone: the next one must not start after half of it.
+        this.writer.drop();
+        diag.error("a span could not be encoded to OTLP", e);
+        continue;
+      }
+      // The batch processor's own contract: what it gets is what the exporter gets, and the exporter reads no more than this.
+      this.batch.onEnd(new EncodedSpan(this.writer.take(), span.spanContext(), span.resource, span.instrumentationScope) as unknown as ReadableSpan);
     }
-    // The batch processor's own contract: what it gets is what the exporter gets, and the exporter reads no more than this.
-    this.batch.onEnd(new EncodedSpan(this.writer.take(), span.spanContext(), span.resource, span.instrumentationScope) as unknown as ReadableSpan);
   }
 
   forceFlush(): Promise<void> {
+    this.encodeEnded();
     return this.batch.forceFlush();
   }
 
   shutdown(): Promise<void> {
+    this.encodeEnded();
     return this.batch.shutdown();
   }
 }
