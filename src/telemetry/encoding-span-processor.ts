@@ -27,13 +27,14 @@ class EncodedSpan implements PreEncoded {
 
 /**
  * A span processor in front of the OTel SDK's batch processor that encodes
- * each ended span to OTLP at once and hands on only its bytes (EncodedSpan),
+ * each ended span to OTLP (right after the turn it ended in) and hands on
+ * only its bytes (EncodedSpan),
  * for an exporter that sends them as they are (otlp-exporter.ts). Why: the
  * batch processor holds ended spans until 512 of them (or the schedule
  * delay) make a batch, long enough for every span, with its attributes,
  * ids and times, to outlive one or two scavenges and be copied each time;
  * under load that copying, not the spans' making, was the larger part of
- * what tracing cost (bench/results-telemetry.md). Encoded at end, a span's
+ * what tracing cost (bench/results-telemetry.md). Encoded when it ends, a span's
  * objects die young, and what waits is bytes the collector never walks.
  */
 export class EncodingSpanProcessor implements SpanProcessor {

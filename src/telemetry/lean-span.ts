@@ -46,7 +46,7 @@ function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): 
 /**
  * A recording span that is its own export record: the OTel API's Span and
  * the SDK's ReadableSpan in one small object, handed to the span
- * processor when it ends (in the hub, one that encodes it to OTLP at once
+ * processor when it ends (in the hub, one that encodes it to OTLP straight away
  * for the SDK's batch processor: encoding-span-processor.ts).
  * The SDK's own span does work per span the hub does not need (its
  * attributes sanitised twice, span metrics, a timer origin per span):

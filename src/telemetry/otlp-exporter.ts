@@ -7,7 +7,7 @@ import { encodeExportRequest } from "./otlp-span-encoding.js";
 /** What the OTel SDK's exporters name themselves in their own metrics (semantic conventions, otel.component.type). */
 const COMPONENT_TYPE = "otlp_http_span_exporter";
 
-/** Requests from spans encoded as they ended (encoding-span-processor.ts); the collector's answer read by the SDK's own decoder. */
+/** Requests from spans encoded when they ended (encoding-span-processor.ts); the collector's answer read by the SDK's own decoder. */
 const serializer: ISerializer<ReadableSpan[], ReturnType<typeof ProtobufTraceSerializer.deserializeResponse>> = {
   serializeRequest: (spans) => encodeExportRequest(spans),
   deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),

@@ -182,7 +182,7 @@ function writeScope(w: OtlpWriter, scope: InstrumentationScope, field: number): 
   w.close(at);
 }
 
-/** A span's encoded `Span` message, when it was encoded as it ended (encoding-span-processor.ts). */
+/** A span's encoded `Span` message, when it was encoded when it ended (encoding-span-processor.ts). */
 export interface PreEncoded {
   readonly otlpSpan: Uint8Array;
 }
