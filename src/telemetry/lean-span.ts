@@ -45,9 +45,8 @@ function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): 
 
 /**
  * A recording span that is its own export record: the OTel API's Span and
- * the SDK's ReadableSpan in one small object, handed to the span
- * processor when it ends (in the hub, one that encodes it to OTLP straight away
- * for the SDK's batch processor: encoding-span-processor.ts).
+ * the SDK's ReadableSpan in one small object, handed to the SDK's span
+ * processor (the batch processor and the OTLP exporter) when it ends.
  * The SDK's own span does work per span the hub does not need (its
  * attributes sanitised twice, span metrics, a timer origin per span):
  * side by side on JSON-RPC, a traced hub served about 5% more calls with

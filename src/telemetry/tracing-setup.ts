@@ -34,8 +34,7 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 /**
  * Starts tracing for this process when asked (see tracingRequested): the
  * OTel SDK's sampler, batch span processor and OTLP http/protobuf
- * transport around the hub's lean spans (lean-span.ts), each encoded to
- * OTLP as it ends (encoding-span-processor.ts), with W3C trace
+ * exporter around the hub's lean spans (lean-span.ts), with W3C trace
  * context and baggage propagation and a synchronous context manager, so
  * that the spans the hub starts through @opentelemetry/api record and
  * nest. Returns undefined, and installs nothing, otherwise. The provider
@@ -44,22 +43,20 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!tracingRequested(config, env)) return undefined;
   // Loaded only when asked for: a hub without tracing never loads the SDK.
-  const [{ otlpSpanExporter }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }, { EncodingSpanProcessor }] = await Promise.all([
-    import("./otlp-exporter.js"),
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
+    import("@opentelemetry/exporter-trace-otlp-proto"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/core"),
     import("./lean-tracer.js"),
-    import("./encoding-span-processor.js"),
   ]);
   // The exporter reads OTEL_EXPORTER_OTLP_{TRACES_,}ENDPOINT/HEADERS/TIMEOUT itself; the config's URL only when no variable names one.
   const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const exporter = otlpSpanExporter(envEndpoint ? undefined : config?.endpoint);
+  const exporter = new OTLPTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint });
   const provider = new LeanTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
     sampler: samplerFor(env, config?.sampleRatio ?? 1, sdk),
-    // Spans are encoded as they end and the SDK's batch processor holds only their bytes (encoding-span-processor.ts says why).
-    processor: new EncodingSpanProcessor(new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) })),
+    processor: new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) }),
   });
   trace.setGlobalTracerProvider(provider);
   // No AsyncLocalStorage: see sync-context.ts for why and how the hub carries the context instead.
