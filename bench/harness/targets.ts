@@ -78,8 +78,9 @@ function bracketedTarget(rows: readonly UnaryRow[], target: string, hubId: strin
   const base = bracketedShare(rows, `versus-${baseId}`);
   const r = ratio(hub.share, base.share);
   if (!Number.isFinite(r)) return { target, measured: "—", verdict: "not measured" };
-  const medians = `median req/s ${Math.round(rpsAt(rows, `versus-${hubId}`).rps!)} vs ${Math.round(rpsAt(rows, `versus-${baseId}`).rps!)}`;
-  return judged(target, r, rpsAt(rows, `versus-${hubId}`).row!, `${hub.runs} runs side by side with ${baseLabel}; ${medians}`, min);
+  const hubAt = rpsAt(rows, `versus-${hubId}`);
+  const medians = `median req/s ${Math.round(hubAt.rps!)} vs ${Math.round(rpsAt(rows, `versus-${baseId}`).rps!)}`;
+  return judged(target, r, hubAt.row!, `${hub.runs} runs side by side with ${baseLabel}; ${medians}`, min);
 }
 
 export function evaluateTargets(results: BenchResults): TargetRow[] {
