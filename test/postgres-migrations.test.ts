@@ -62,7 +62,19 @@ const FLEET_ONLY: Readonly<Record<string, readonly string[]>> = {
   push_outbox: ["claim_until_ms", "claimed_by"],
 };
 
+/**
+ * What only the SQLite store has (its schema 9): rows packing the events and
+ * appended parts of one unit of work (src/store/encoding/packed-rows.ts).
+ * PostgreSQL applies a unit in one server-side call, where a row more costs
+ * the database, not the hub's event loop; it keeps a row per event.
+ */
+const SQLITE_ONLY: Readonly<Record<string, readonly string[]>> = {
+  events: ["n"],
+  artifact_parts: ["n"],
+};
+
 function withFleet(tables: Map<string, string[]>): Map<string, string[]> {
+  for (const [t, cols] of Object.entries(SQLITE_ONLY)) tables.set(t, (tables.get(t) ?? []).filter((c) => !cols.includes(c)));
   for (const [t, cols] of Object.entries(FLEET_ONLY)) tables.set(t, [...(tables.get(t) ?? []), ...cols].sort());
   return tables;
 }

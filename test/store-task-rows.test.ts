@@ -12,6 +12,7 @@ import {
   StreamResponseSchema,
   TaskSchema,
   TaskState,
+  PartSchema,
   TaskPushNotificationConfigSchema,
   TaskStatusSchema,
   type Message,
@@ -55,6 +56,11 @@ function setStatus(id: string, state: TaskState, text?: string): number {
   return store.setStatus(scope, id, status, create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status } } }));
 }
 
+/** Gives a task a push config: its events then owe webhook rows (a statement each). */
+function pushTo(id: string): void {
+  store.putPushConfig(scope, create(TaskPushNotificationConfigSchema, { id: "hook", taskId: id, url: "https://example.com/hook" }));
+}
+
 function addArtifact(id: string, artifactId: string, text: string, append = false): number {
   const artifact = create(ArtifactSchema, { artifactId, parts: [{ content: { case: "text", value: text } }] });
   return store.changeArtifact(scope, id, { artifact, append, lastChunk: false }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact, append } } }));
@@ -76,7 +82,7 @@ function stored(id: string): StoredRow | undefined {
     return db
       .prepare<[string], StoredRow>(
         `SELECT state, last_seq, history_count, artifact_count,
-                (SELECT COUNT(*) FROM events e WHERE e.task_pk = t.pk) AS events,
+                (SELECT COALESCE(SUM(e.n), 0) FROM events e WHERE e.task_pk = t.pk) AS events,
                 (SELECT COUNT(*) FROM history h WHERE h.task_pk = t.pk) AS history
          FROM tasks t WHERE id = ?`,
       )
@@ -84,6 +90,22 @@ function stored(id: string): StoredRow | undefined {
   } finally {
     db.close();
   }
+}
+
+/** A task's rows of a packed table (events or artifact_parts): where each starts and how many it holds. */
+function rowsOf(table: "events" | "artifact_parts", id: string): Array<{ at: number; n: number }> {
+  const db = new Database(file, { readonly: true });
+  try {
+    const at = table === "events" ? "seq" : "idx";
+    return db.prepare<[string], { at: number; n: number }>(`SELECT ${at} AS at, n FROM ${table} WHERE task_pk = (SELECT pk FROM tasks WHERE id = ?) ORDER BY ${at}`).all(id);
+  } finally {
+    db.close();
+  }
+}
+
+/** A task's artifacts as [id, ...part texts]. */
+function partsOf(id: string): Array<Array<string | undefined>> | undefined {
+  return store.getTask(scope, id)?.artifacts.map((a) => [a.artifactId, ...a.parts.map((p) => p.content.value as string | undefined)]);
 }
 
 function counts(): Record<number, number> {
@@ -277,9 +299,10 @@ describe("SQLite store: task rows", () => {
 
   it("a write that fails halfway inside a batch leaves its task as it was, and the batch keeps the rest", () => {
     createTask("c");
-    // Another connection makes the log refuse seq 3: the status message is stored, then its event fails.
+    pushTo("c");
+    // Another connection makes the outbox refuse seq 3: the status message is stored, then the webhook row it owes fails.
     const admin = new Database(file);
-    admin.exec(`CREATE TRIGGER refuse_seq_3 BEFORE INSERT ON events WHEN NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    admin.exec(`CREATE TRIGGER refuse_seq_3 BEFORE INSERT ON push_outbox WHEN NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     try {
       store.beginBatch();
       setStatus("c", TaskState.WORKING);
@@ -296,26 +319,26 @@ describe("SQLite store: task rows", () => {
     expect(store.getTask(scope, "c")?.history.map((m) => m.parts[0]?.content.value)).toEqual(["hello", "kept"]);
   });
 
-  it("a one-statement write (a status with no message, no webhook owed) that fails inside a batch changes nothing, and the batch keeps the rest", () => {
+  it("a one-statement write (a status whose message joins the history, no webhook owed) that fails inside a batch changes nothing, and the batch keeps the rest", () => {
     createTask("d");
     createTask("e");
     const admin = new Database(file);
-    admin.exec(`CREATE TRIGGER refuse_d_seq_3 BEFORE INSERT ON events WHEN NEW.seq = 3 AND NEW.task_pk = (SELECT pk FROM tasks WHERE id = 'd') BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    admin.exec(`CREATE TRIGGER refuse_d_idx_1 BEFORE INSERT ON history WHEN NEW.idx = 1 AND NEW.task_pk = (SELECT pk FROM tasks WHERE id = 'd') BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     try {
       store.beginBatch();
       setStatus("d", TaskState.WORKING);
-      expect(() => setStatus("d", TaskState.COMPLETED)).toThrow(/refused/);
+      expect(() => setStatus("d", TaskState.COMPLETED, "lost")).toThrow(/refused/);
       setStatus("e", TaskState.WORKING);
       expect(store.getHead(scope, "d")).toEqual({ id: "d", contextId: "ctx", state: TaskState.WORKING, lastSeq: 2 });
       store.commitBatch();
       expect(stored("d")).toEqual({ state: TaskState.WORKING, last_seq: 2, history_count: 1, artifact_count: 0, events: 2, history: 1 });
       expect(stored("e")).toMatchObject({ state: TaskState.WORKING, last_seq: 2, events: 2 });
     } finally {
-      admin.exec(`DROP TRIGGER refuse_d_seq_3`);
+      admin.exec(`DROP TRIGGER refuse_d_idx_1`);
       admin.close();
     }
-    expect(setStatus("d", TaskState.COMPLETED)).toBe(3);
-    expect(stored("d")).toMatchObject({ state: TaskState.COMPLETED, last_seq: 3, events: 3 });
+    expect(setStatus("d", TaskState.COMPLETED, "kept")).toBe(3);
+    expect(stored("d")).toMatchObject({ state: TaskState.COMPLETED, last_seq: 3, events: 3, history: 2 });
   });
 
   it("a task id taken in its scope fails the batch's commit, and the batch rolls back whole", () => {
@@ -333,7 +356,7 @@ describe("SQLite store: task rows", () => {
   it("events owe webhooks only to tasks with a push config, also after a reopen", () => {
     createTask("quiet");
     createTask("pushed");
-    store.putPushConfig(scope, create(TaskPushNotificationConfigSchema, { id: "hook", taskId: "pushed", url: "https://example.com/hook" }));
+    pushTo("pushed");
     setStatus("quiet", TaskState.WORKING);
     setStatus("pushed", TaskState.WORKING);
     expect(store.outboxStats(Date.now()).pending).toBe(1);
@@ -355,7 +378,6 @@ describe("SQLite store: task rows", () => {
         db.close();
       }
     };
-    const partsOf = (id: string) => store.getTask(scope, id)?.artifacts.map((a) => [a.artifactId, ...a.parts.map((p) => p.content.value)]);
     createTask("s");
     store.beginBatch();
     addArtifact("s", "out", "1");
@@ -370,10 +392,11 @@ describe("SQLite store: task rows", () => {
     store.rollbackBatch();
     addArtifact("s", "out", "6", true);
     expect(heads()).toEqual([{ artifact_id: "out", part_count: 6, sealed: 0 }]);
-    // An append whose event the log refuses leaves the head where it was; the batch keeps the rest.
+    // An append whose webhook row the outbox refuses leaves the head where it was; the batch keeps the rest.
+    pushTo("s");
     const admin = new Database(file);
     const seq = store.getHead(scope, "s")!.lastSeq;
-    admin.exec(`CREATE TRIGGER refuse_one BEFORE INSERT ON events WHEN NEW.seq = ${seq + 2} BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    admin.exec(`CREATE TRIGGER refuse_one BEFORE INSERT ON push_outbox WHEN NEW.seq = ${seq + 2} BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     try {
       store.beginBatch();
       addArtifact("s", "out", "7", true);
@@ -398,6 +421,120 @@ describe("SQLite store: task rows", () => {
     expect(store.artifactSealed(scope, "s", "out")).toBe(false);
     expect(partsOf("s")).toEqual([["out", "new", "new-2"]]);
     expect(heads()).toEqual([{ artifact_id: "out", part_count: 2, sealed: 0 }]);
+  });
+
+  it("the events and appended parts a batch writes for a task are one row each, read from any seq inside the batch, after it and after a reopen", () => {
+    createTask("p");
+    store.beginBatch();
+    setStatus("p", TaskState.WORKING);
+    addArtifact("p", "out", "1");
+    for (let i = 2; i <= 5; i++) addArtifact("p", "out", String(i), true);
+    setStatus("p", TaskState.COMPLETED, "done");
+    const seqs = (after: number, limit?: number) => store.eventsAfter(scope, "p", after, limit).map((e) => e.seq);
+    const kinds = () => store.eventsAfter(scope, "p", 0).map((e) => e.event.payload.case);
+    const read = () => ({ all: seqs(0), mid: seqs(4), page: seqs(0, 3), midPage: seqs(2, 2), past: seqs(8), parts: partsOf("p"), kinds: kinds() });
+    const expected = {
+      all: [1, 2, 3, 4, 5, 6, 7, 8],
+      mid: [5, 6, 7, 8],
+      page: [1, 2, 3],
+      midPage: [3, 4],
+      past: [],
+      parts: [["out", "1", "2", "3", "4", "5"]],
+      kinds: ["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"],
+    };
+    // Inside the batch: seq 1 is stored, 2..8 are held.
+    expect(read()).toEqual(expected);
+    store.commitBatch();
+    expect(rowsOf("events", "p")).toEqual([{ at: 1, n: 1 }, { at: 2, n: 7 }]);
+    expect(rowsOf("artifact_parts", "p")).toEqual([{ at: 0, n: 5 }]);
+    expect(read()).toEqual(expected);
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    expect(read()).toEqual(expected);
+    // An append in the next batch is a row of its own, read on from the packed ones.
+    addArtifact("p", "out", "6", true);
+    expect(rowsOf("artifact_parts", "p")).toEqual([{ at: 0, n: 5 }, { at: 5, n: 1 }]);
+    expect(partsOf("p")).toEqual([["out", "1", "2", "3", "4", "5", "6"]]);
+    expect(seqs(7)).toEqual([8, 9]);
+    // §4.2.2: a replacement drops the parts held for the artifact in the same batch as well as the stored ones.
+    store.beginBatch();
+    addArtifact("p", "out", "7", true);
+    addArtifact("p", "out", "new");
+    addArtifact("p", "out", "new-2", true);
+    expect(partsOf("p")).toEqual([["out", "new", "new-2"]]);
+    addArtifact("p", "out", "new-3", true);
+    store.commitBatch();
+    expect(partsOf("p")).toEqual([["out", "new", "new-2", "new-3"]]);
+    expect(rowsOf("artifact_parts", "p")).toEqual([{ at: 0, n: 2 }, { at: 2, n: 1 }]);
+  });
+
+  it("a webhook reads its event out of a packed row, each in turn", () => {
+    createTask("w");
+    pushTo("w");
+    store.beginBatch();
+    setStatus("w", TaskState.WORKING);
+    addArtifact("w", "out", "1");
+    setStatus("w", TaskState.COMPLETED);
+    store.commitBatch();
+    expect(rowsOf("events", "w")).toEqual([{ at: 1, n: 1 }, { at: 2, n: 3 }]);
+    const delivered: string[] = [];
+    for (let d = store.dueDeliveries(Date.now(), 10)[0]; d; d = store.dueDeliveries(Date.now(), 10)[0]) {
+      const p = d.payload.payload;
+      delivered.push(`${d.seq} ${p.case} ${p.case === "statusUpdate" ? TaskState[p.value.status!.state] : p.case === "task" ? TaskState[p.value.status!.state] : ""}`);
+      store.deliverySucceeded(d.id);
+    }
+    // The terminal event, then the final Task after it.
+    expect(delivered).toEqual(["2 statusUpdate WORKING", "3 artifactUpdate ", "4 statusUpdate COMPLETED", "4 task COMPLETED"]);
+  });
+
+  it("rows written one event or part each (as before rows were packed) read on with packed ones", () => {
+    createTask("old");
+    const admin = new Database(file);
+    try {
+      const pk = (admin.prepare(`SELECT pk FROM tasks WHERE id = 'old'`).get() as { pk: number }).pk;
+      const artifact = create(ArtifactSchema, { artifactId: "out", parts: [{ content: { case: "text", value: "a" } }, { content: { case: "text", value: "b" } }] });
+      const event = create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: "old", contextId: "ctx", artifact } } });
+      // The columns as schema 8 had them: n is left to its default.
+      admin.prepare(`INSERT INTO events (task_pk, seq, event) VALUES (?, 2, ?)`).run(pk, toBinary(StreamResponseSchema, event));
+      admin.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, 'out', 1, ?, 2, 0)`).run(pk, toBinary(ArtifactSchema, create(ArtifactSchema, { artifactId: "out" })));
+      artifact.parts.forEach((part, i) => admin.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, 'out', ?, ?)`).run(pk, i, toBinary(PartSchema, part)));
+      admin.prepare(`UPDATE tasks SET last_seq = 2, artifact_count = 1 WHERE pk = ?`).run(pk);
+    } finally {
+      admin.close();
+    }
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    store.beginBatch();
+    addArtifact("old", "out", "c", true);
+    addArtifact("old", "out", "d", true);
+    store.commitBatch();
+    expect(rowsOf("artifact_parts", "old")).toEqual([{ at: 0, n: 1 }, { at: 1, n: 1 }, { at: 2, n: 2 }]);
+    expect(partsOf("old")).toEqual([["out", "a", "b", "c", "d"]]);
+    expect(store.eventsAfter(scope, "old", 1).map((e) => `${e.seq} ${e.event.payload.case}`)).toEqual(["2 artifactUpdate", "3 artifactUpdate", "4 artifactUpdate"]);
+  });
+
+  it("a batch whose held events cannot be written fails at its commit and rolls back whole", () => {
+    createTask("f");
+    const admin = new Database(file);
+    admin.exec(`CREATE TRIGGER refuse_f BEFORE INSERT ON events WHEN NEW.task_pk = (SELECT pk FROM tasks WHERE id = 'f') BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    try {
+      store.beginBatch();
+      createTask("g");
+      setStatus("f", TaskState.WORKING);
+      addArtifact("f", "out", "1");
+      expect(() => store.commitBatch()).toThrow(/refused/);
+      store.rollbackBatch();
+    } finally {
+      admin.exec(`DROP TRIGGER refuse_f`);
+      admin.close();
+    }
+    expect(store.getHead(scope, "g")).toBeUndefined();
+    expect(store.getHead(scope, "f")).toEqual({ id: "f", contextId: "ctx", state: TaskState.SUBMITTED, lastSeq: 1 });
+    expect(stored("f")).toEqual({ state: TaskState.SUBMITTED, last_seq: 1, history_count: 1, artifact_count: 0, events: 1, history: 1 });
+    expect(rowsOf("artifact_parts", "f")).toEqual([]);
+    // The next write goes on from what is stored.
+    expect(setStatus("f", TaskState.WORKING)).toBe(2);
+    expect(store.eventsAfter(scope, "f", 0).map((e) => e.seq)).toEqual([1, 2]);
   });
 
   it("holds a bounded number of rows: a task read back after many others is read from the table", () => {

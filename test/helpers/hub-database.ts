@@ -36,38 +36,66 @@ export function readHubDb<T>(dataDir: string, read: (db: HubDb) => T): T {
       logProblems: () => {
         const rows = db
           .prepare(
-            `SELECT t.pk, t.id, t.last_seq, COUNT(e.seq) AS n, MIN(e.seq) AS lo, MAX(e.seq) AS hi
+            `SELECT t.pk, t.id, t.last_seq, COALESCE(SUM(e.n), 0) AS n, MIN(e.seq) AS lo, MAX(e.seq + e.n - 1) AS hi
              FROM tasks t LEFT JOIN events e ON e.task_pk = t.pk
              GROUP BY t.pk`,
           )
           .all() as { pk: number; id: string; last_seq: number; n: number; lo: number | null; hi: number | null }[];
-        const first = db.prepare(`SELECT event FROM events WHERE task_pk = ? AND seq = 1`);
+        const first = db.prepare(`SELECT n, event FROM events WHERE task_pk = ? AND seq = 1`);
         const problems: string[] = [];
         for (const r of rows) {
-          // (task_pk, seq) is the primary key: n rows from 1 to n = last_seq leave no gap.
+          // (task_pk, seq) is the primary key and a row holds the n events from its seq on:
+          // rows holding n = last_seq events from 1 to last_seq leave no gap and no overlap.
           if (r.n !== r.last_seq || r.lo !== 1 || r.hi !== r.last_seq) {
             problems.push(`task ${r.id}: last_seq ${r.last_seq}, ${r.n} events, seqs ${r.lo}..${r.hi}`);
             continue;
           }
-          const e = first.get(r.pk) as { event: Buffer };
-          const kind = fromBinary(StreamResponseSchema, e.event).payload.case;
+          const e = first.get(r.pk) as PackedRow;
+          const kind = fromBinary(StreamResponseSchema, unpack(e)[0]!).payload.case;
           if (kind !== "task") problems.push(`task ${r.id}: its log begins with ${kind}, not the Task`);
         }
-        const orphans = (db.prepare(`SELECT COUNT(*) AS n FROM events WHERE task_pk NOT IN (SELECT pk FROM tasks)`).get() as { n: number }).n;
+        const orphans = (db.prepare(`SELECT COALESCE(SUM(n), 0) AS n FROM events WHERE task_pk NOT IN (SELECT pk FROM tasks)`).get() as { n: number }).n;
         if (orphans > 0) problems.push(`${orphans} events belong to no task`);
         return problems;
       },
       states: () => new Map((db.prepare(`SELECT id, state FROM tasks`).all() as { id: string; state: TaskState }[]).map((r) => [r.id, r.state])),
       events: (taskId) =>
-        (db.prepare(`SELECT e.seq, e.event FROM events e JOIN tasks t ON t.pk = e.task_pk WHERE t.id = ? ORDER BY e.seq`).all(taskId) as { seq: number; event: Buffer }[]).map(
-          (r) => ({ seq: r.seq, event: fromBinary(StreamResponseSchema, r.event) }),
+        (db.prepare(`SELECT e.seq, e.n, e.event FROM events e JOIN tasks t ON t.pk = e.task_pk WHERE t.id = ? ORDER BY e.seq`).all(taskId) as (PackedRow & { seq: number })[]).flatMap(
+          (r) => unpack(r).map((bytes, i) => ({ seq: r.seq + i, event: fromBinary(StreamResponseSchema, bytes) })),
         ),
       counts: () => ({
         tasks: (db.prepare(`SELECT COUNT(*) AS n FROM tasks`).get() as { n: number }).n,
-        events: (db.prepare(`SELECT COUNT(*) AS n FROM events`).get() as { n: number }).n,
+        events: (db.prepare(`SELECT COALESCE(SUM(n), 0) AS n FROM events`).get() as { n: number }).n,
       }),
     });
   } finally {
     db.close();
   }
+}
+
+/** An events row: `n` events, one as it is, several each after its length as a varint (the schema's packed rows). */
+interface PackedRow {
+  readonly n: number;
+  readonly event: Buffer;
+}
+
+/** The events of a row, read here rather than with the store's own code: this is an audit of what it wrote. */
+function unpack(row: PackedRow): Buffer[] {
+  if (row.n === 1) return [row.event];
+  const out: Buffer[] = [];
+  let pos = 0;
+  while (pos < row.event.length) {
+    let length = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      b = row.event[pos++]!;
+      length |= (b & 0x7f) << shift;
+      shift += 7;
+    } while (b & 0x80);
+    out.push(row.event.subarray(pos, pos + length));
+    pos += length;
+  }
+  if (out.length !== row.n) throw new Error(`events row: ${out.length} events packed where n says ${row.n}`);
+  return out;
 }

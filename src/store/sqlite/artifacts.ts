@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import { ArtifactSchema, PartSchema, type Artifact } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { ArtifactChange } from "../task-store.js";
-import { decode } from "../encoding/index.js";
+import { decode, PackedRuns, unpackRows, type PackedRun } from "../encoding/index.js";
 
 /** What the store keeps in memory of one artifact: enough to append to it or refuse an append. */
 export interface ArtifactHead {
@@ -28,8 +28,10 @@ export interface ArtifactWrite {
 /**
  * The `artifacts` and `artifact_parts` tables: an artifact is a head row
  * (the artifact without its parts, its position, its part count and
- * whether a lastChunk sealed it) plus one row per part, so appending a
- * chunk adds rows and never rewrites the artifact.
+ * whether a lastChunk sealed it) plus its parts, so appending a chunk adds
+ * rows and never rewrites the artifact. The parts a transaction adds to an
+ * artifact are written as one row when it ends (`flush`), packed
+ * (encoding/packed-rows.ts): a row holds the `n` parts from its `idx` on.
  *
  * The heads of a task are read once and then kept with its record
  * (`heads`), so that an append (a streaming agent's every chunk) needs no
@@ -43,10 +45,12 @@ export class TaskArtifacts {
   private readonly replaceStmt: Database.Statement<[Uint8Array, number, number, number, string]>;
   private readonly growStmt: Database.Statement<[number, number, number, string]>;
   private readonly deletePartsStmt: Database.Statement<[number, string]>;
-  private readonly insertPartStmt: Database.Statement<[number, string, number, Uint8Array]>;
-  private readonly readStmt: Database.Statement<[{ pk: number }], { artifact_id: string; idx: number; ord: number; bytes: Buffer }>;
+  private readonly insertPartsStmt: Database.Statement<[number, string, number, number, Uint8Array]>;
+  private readonly readStmt: Database.Statement<[{ pk: number }], { artifact_id: string; idx: number; ord: number; n: number; bytes: Buffer }>;
   /** Appended artifacts whose head row is behind: "pk id" → the head to write. */
   private readonly behind = new Map<string, { readonly pk: number; readonly id: string; head: ArtifactHead }>();
+  /** Parts added in this transaction and not yet written: "pk id" → the run of indexes run.first on. */
+  private readonly unwritten = new PackedRuns<string>();
 
   constructor(db: Database.Database) {
     this.headsStmt = db.prepare(`SELECT artifact_id, part_count, sealed FROM artifacts WHERE task_pk = ?`);
@@ -54,12 +58,12 @@ export class TaskArtifacts {
     this.replaceStmt = db.prepare(`UPDATE artifacts SET head = ?, part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`);
     this.growStmt = db.prepare(`UPDATE artifacts SET part_count = ?, sealed = ? WHERE task_pk = ? AND artifact_id = ?`);
     this.deletePartsStmt = db.prepare(`DELETE FROM artifact_parts WHERE task_pk = ? AND artifact_id = ?`);
-    this.insertPartStmt = db.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, ?, ?, ?)`);
+    this.insertPartsStmt = db.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, n, part) VALUES (?, ?, ?, ?, ?)`);
     // One statement for heads and parts: both primary keys deliver (artifact_id, idx)
     // order, so SQLite merges them without sorting, each head (idx -1) before its parts.
-    this.readStmt = db.prepare(`SELECT artifact_id, -1 AS idx, ord, head AS bytes FROM artifacts WHERE task_pk = @pk
+    this.readStmt = db.prepare(`SELECT artifact_id, -1 AS idx, ord, 1 AS n, head AS bytes FROM artifacts WHERE task_pk = @pk
                                 UNION ALL
-                                SELECT artifact_id, idx, 0, part FROM artifact_parts WHERE task_pk = @pk
+                                SELECT artifact_id, idx, 0, n, part FROM artifact_parts WHERE task_pk = @pk
                                 ORDER BY artifact_id, idx`);
   }
 
@@ -74,24 +78,28 @@ export class TaskArtifacts {
    * Applies a change: a new artifact, a replacement (§4.2.2: append false)
    * or appended parts. Returns the artifact's head afterwards, for the
    * caller to keep once its whole write succeeded, and then to `grew`.
+   * Its statements run first and its parts are held after them, so a
+   * statement that fails leaves nothing held.
    */
   apply(write: ArtifactWrite): ArtifactHead {
     const { pk, change, head, parts, before } = write;
     const { artifact, append, lastChunk } = change;
     const id = artifact.artifactId;
     const sealed = lastChunk ? 1 : 0;
+    const key = `${pk} ${id}`;
     let first = 0;
     if (!before) {
       this.insertStmt.run(pk, id, write.ord, head, parts.length, sealed);
     } else if (!append) {
-      // §4.2.2: append false replaces the artifact.
+      // §4.2.2: append false replaces the artifact, with the parts this transaction gave it.
       this.deletePartsStmt.run(pk, id);
       this.replaceStmt.run(head, parts.length, sealed, pk, id);
-      this.behind.delete(`${pk} ${id}`);
+      this.behind.delete(key);
+      this.unwritten.close(key);
     } else {
       first = before.parts;
     }
-    for (let i = 0; i < parts.length; i++) this.insertPartStmt.run(pk, id, first + i, parts[i]!);
+    if (parts.length > 0) this.hold(key, first, parts);
     // A replacement is sealed by its own lastChunk alone.
     return { parts: first + parts.length, sealed: lastChunk || (append && before !== undefined && before.sealed) };
   }
@@ -104,8 +112,33 @@ export class TaskArtifacts {
     else this.behind.set(key, { pk, id, head });
   }
 
-  /** Writes the heads appends moved, each once; inside the transaction that appended. */
+  /** Statements `apply` runs for a change (the caller's savepoint is needed only past one). */
+  static statements(change: ArtifactChange, before: ArtifactHead | undefined): number {
+    return !before ? 1 : change.append ? 0 : 2;
+  }
+
+  private hold(key: string, first: number, parts: readonly Uint8Array[]): void {
+    let run = this.unwritten.get(key);
+    if (run && run.first + run.n !== first) {
+      this.writeParts(key, run);
+      this.unwritten.close(key);
+      run = undefined;
+    }
+    run ??= this.unwritten.start(key, first);
+    for (const part of parts) run.add(part);
+  }
+
+  private writeParts(key: string, run: PackedRun): void {
+    const space = key.indexOf(" ");
+    this.insertPartsStmt.run(Number(key.slice(0, space)), key.slice(space + 1), run.first, run.n, run.value());
+  }
+
+  /** Writes the parts held and the heads appends moved, each once; inside the transaction that made them. */
   flush(): void {
+    if (this.unwritten.size > 0) {
+      for (const [key, run] of this.unwritten.entries()) this.writeParts(key, run);
+      this.unwritten.closeAll();
+    }
     if (this.behind.size === 0) return;
     for (const { pk, id, head } of this.behind.values()) this.growStmt.run(head.parts, head.sealed ? 1 : 0, pk, id);
     this.behind.clear();
@@ -114,10 +147,18 @@ export class TaskArtifacts {
   /** The transaction rolled back: what was behind was never stored. */
   forget(): void {
     this.behind.clear();
+    this.unwritten.closeAll();
   }
 
   /** A task's artifacts in the order they first appeared, with their parts. */
   read(pk: number): Artifact[] {
+    // Parts held for this task are written first (inside its transaction): the read then finds them.
+    const prefix = `${pk} `;
+    for (const [key, run] of [...this.unwritten.entries()]) {
+      if (!key.startsWith(prefix)) continue;
+      this.writeParts(key, run);
+      this.unwritten.close(key);
+    }
     const artifacts: Array<{ ord: number; artifact: Artifact }> = [];
     let current: { id: string; artifact: Artifact } | undefined;
     for (const row of this.readStmt.all({ pk })) {
@@ -125,7 +166,7 @@ export class TaskArtifacts {
         current = { id: row.artifact_id, artifact: decode(ArtifactSchema, row.bytes) };
         artifacts.push({ ord: row.ord, artifact: current.artifact });
       } else if (current?.id === row.artifact_id) {
-        current.artifact.parts.push(decode(PartSchema, row.bytes));
+        for (const part of unpackRows(row.bytes, row.n)) current.artifact.parts.push(decode(PartSchema, part));
       }
     }
     if (artifacts.length > 1) artifacts.sort((a, b) => a.ord - b.ord);

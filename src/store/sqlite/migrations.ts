@@ -167,6 +167,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_pk, config_id)
   ) WITHOUT ROWID;
   `,
+  // 9: packed rows (encoding/packed-rows.ts): an events row holds the n events
+  // from its seq on, an artifact_parts row the n parts from its idx on, as one
+  // unit of work wrote them. n = 1 is a row as every row was before.
+  `
+  ALTER TABLE events ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE artifact_parts ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

@@ -104,13 +104,22 @@ export class SqliteTaskStore implements TaskStore {
     this.touchCounter = this.rows.maxTouch();
   }
 
-  /** Logs the task's next event; returns its seq (the record takes it once the whole write succeeded). */
+  /**
+   * Logs the task's next event; returns its seq (the record takes it once
+   * the whole write succeeded). Call it last in a write: the event is held
+   * until the transaction ends (event-log.ts), so no statement may fail
+   * after it.
+   */
   private logEvent(r: TaskRecord, event: StreamResponse, bytes: Uint8Array): number {
     const seq = r.lastSeq + 1;
+    this.owePush(r, seq, event);
     this.events.append(r.pk, seq, bytes);
-    // §3.5.3: one delivery per config, in the same transaction as the event.
-    if (r.mayPush) this.outbox.enqueue(r.pk, seq, event);
     return seq;
+  }
+
+  /** §3.5.3: one delivery per config, in the same transaction as the event (a statement, when the task has configs). */
+  private owePush(r: TaskRecord, seq: number, event: StreamResponse): void {
+    if (r.mayPush) this.outbox.enqueue(r.pk, seq, event);
   }
 
   /**
@@ -166,14 +175,17 @@ export class SqliteTaskStore implements TaskStore {
   private flushRows(): void {
     this.records.flush();
     this.artifacts.flush();
+    this.events.flush();
   }
 
   private forgetRows(): void {
     this.records.forget();
     this.artifacts.forget();
+    this.events.forget();
   }
 
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
+    // A statement per history message; the event and the row are held (event-log.ts, task-records.ts).
     return this.write(() => {
       const pk = this.records.newPk();
       const rows = creationRows(event, task.status, task.history);
@@ -199,7 +211,7 @@ export class SqliteTaskStore implements TaskStore {
         mayPush: false,
       }, rows.history);
       return 1;
-    });
+    }, task.history.length <= 1);
   }
 
   getHead(scope: StoreScope, taskId: string): TaskHead | undefined {
@@ -252,8 +264,8 @@ export class SqliteTaskStore implements TaskStore {
   setStatus(scope: StoreScope, taskId: string, status: TaskStatus, event: StreamResponse): number {
     const r = this.records.get(scope, taskId);
     const rows = statusRows(event, status);
-    // Only the event's row, unless a message joins the history or a webhook is owed.
-    const oneStatement = !rows.message && !r.mayPush;
+    // The event is held, not written: a statement for a message joining the history, one for a webhook owed.
+    const oneStatement = !(rows.message && r.mayPush);
     return this.write(() => {
       const historyCount = rows.message ? this.addHistory(r, rows.message) : r.historyCount;
       const lastSeq = this.logEvent(r, event, rows.event);
@@ -280,14 +292,19 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   changeArtifact(scope: StoreScope, taskId: string, change: ArtifactChange, event: StreamResponse): number {
+    const r = this.records.get(scope, taskId);
+    const heads = this.headsOf(r);
+    const id = change.artifact.artifactId;
+    const before = heads.get(id);
+    // Parts and the event are held, not written: an append of a task that owes no webhook runs no statement at all.
+    const oneStatement = TaskArtifacts.statements(change, before) + (r.mayPush ? 1 : 0) <= 1;
     return this.write(() => {
-      const r = this.records.get(scope, taskId);
-      const heads = this.headsOf(r);
-      const id = change.artifact.artifactId;
-      const before = heads.get(id);
       const rows = artifactRows(event, change.artifact);
+      // logEvent in two: the parts are held between the webhook row and the event, after every statement.
+      const lastSeq = r.lastSeq + 1;
+      this.owePush(r, lastSeq, event);
       const head = this.artifacts.apply({ pk: r.pk, change, ord: r.artifactCount + 1, head: rows.head, parts: rows.parts, before });
-      const lastSeq = this.logEvent(r, event, rows.event);
+      this.events.append(r.pk, lastSeq, rows.event);
       // Every statement of the write succeeded: now the record and the heads may move.
       // A new head counts against the records' bound; a moved one keeps its size.
       if (before) heads.set(id, head);
@@ -296,7 +313,7 @@ export class SqliteTaskStore implements TaskStore {
       const artifact = { change, head: rows.head, parts: rows.parts };
       this.records.apply(r, { lastSeq, artifactCount: before ? r.artifactCount : r.artifactCount + 1, artifact });
       return lastSeq;
-    });
+    }, oneStatement);
   }
 
   eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): LoggedEvent[] {
