@@ -153,11 +153,13 @@ export class TaskArtifacts {
   /** A task's artifacts in the order they first appeared, with their parts. */
   read(pk: number): Artifact[] {
     // Parts held for this task are written first (inside its transaction): the read then finds them.
-    const prefix = `${pk} `;
-    for (const [key, run] of [...this.unwritten.entries()]) {
-      if (!key.startsWith(prefix)) continue;
-      this.writeParts(key, run);
-      this.unwritten.close(key);
+    if (this.unwritten.size > 0) {
+      const prefix = `${pk} `;
+      for (const [key, run] of [...this.unwritten.entries()]) {
+        if (!key.startsWith(prefix)) continue;
+        this.writeParts(key, run);
+        this.unwritten.close(key);
+      }
     }
     const artifacts: Array<{ ord: number; artifact: Artifact }> = [];
     let current: { id: string; artifact: Artifact } | undefined;
