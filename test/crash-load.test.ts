@@ -190,6 +190,7 @@ function auditDisk(dir: string, when: string): { tasks: number; events: number }
   return readHubDb(dir, (db) => {
     expect(db.integrity(), `integrity_check ${when}`).toBe("ok");
     expect(db.logProblems(), `event logs ${when}`).toEqual([]);
+    expect(db.stateCountProblems(), `state counters ${when}`).toEqual([]);
     return db.counts();
   });
 }

@@ -17,7 +17,7 @@ import {
   TaskStatusSchema,
   type Message,
 } from "../gen/a2a/v1/a2a_pb.js";
-import { SqliteTaskStore, type StoreScope } from "../src/store/index.js";
+import { SqliteTaskStore, type StoreScope, type TaskPage } from "../src/store/index.js";
 
 /**
  * The SQLite store holds the task rows it writes and writes each once per
@@ -163,6 +163,36 @@ describe("SQLite store: task rows", () => {
     store.commitBatch();
     expect(stored("b")).toEqual({ state: TaskState.WORKING, last_seq: 4, history_count: 3, artifact_count: 0, events: 4, history: 3 });
     expect(counts()).toEqual({ [TaskState.WORKING]: 1 });
+  });
+
+  it("the state counters ListTasks' totalSize reads follow every task: summed per batch, after a reopen, not after a rollback", () => {
+    const total = (state?: TaskState) => (store.listTasks(scope, { limit: 1, ...(state ? { state } : {}) }) as TaskPage).total;
+    store.beginBatch();
+    for (let i = 0; i < 40; i++) createTask(`n${i}`);
+    for (let i = 0; i < 30; i++) setStatus(`n${i}`, TaskState.WORKING);
+    for (let i = 0; i < 10; i++) setStatus(`n${i}`, TaskState.COMPLETED);
+    // ListTasks inside the batch writes the rows first, and counts them.
+    expect(total(TaskState.WORKING)).toBe(20);
+    setStatus("n10", TaskState.FAILED);
+    store.commitBatch();
+    expect(counts()).toEqual({ [TaskState.SUBMITTED]: 10, [TaskState.WORKING]: 19, [TaskState.COMPLETED]: 10, [TaskState.FAILED]: 1 });
+
+    // A rolled-back batch moves no counter, even one a read inside it had written.
+    store.beginBatch();
+    createTask("gone");
+    setStatus("n11", TaskState.CANCELED);
+    expect(total(TaskState.CANCELED)).toBe(1);
+    store.rollbackBatch();
+    expect(counts()).toEqual({ [TaskState.SUBMITTED]: 10, [TaskState.WORKING]: 19, [TaskState.COMPLETED]: 10, [TaskState.FAILED]: 1 });
+
+    // Tasks read back from their rows move from the state their rows hold.
+    store.close();
+    store = new SqliteTaskStore({ filename: file });
+    setStatus("n35", TaskState.WORKING);
+    setStatus("n12", TaskState.COMPLETED);
+    setStatus("n0", TaskState.COMPLETED);
+    expect(counts()).toEqual({ [TaskState.SUBMITTED]: 9, [TaskState.WORKING]: 19, [TaskState.COMPLETED]: 11, [TaskState.FAILED]: 1 });
+    expect(total()).toBe(40);
   });
 
   it("artifacts read back in the order they first appeared, each with its parts in order", () => {

@@ -25,6 +25,8 @@ export interface HubDb {
   events(taskId: string): LoggedEvent[];
   /** Number of tasks and of logged events. */
   counts(): { tasks: number; events: number };
+  /** Where ListTasks' state counters (task_counts) disagree with the task rows they count. */
+  stateCountProblems(): string[];
 }
 
 /** Opens the hub database of `dataDir` read-only, hands it to `read`, and closes it. */
@@ -67,6 +69,21 @@ export function readHubDb<T>(dataDir: string, read: (db: HubDb) => T): T {
         tasks: (db.prepare(`SELECT COUNT(*) AS n FROM tasks`).get() as { n: number }).n,
         events: (db.prepare(`SELECT COALESCE(SUM(n), 0) AS n FROM events`).get() as { n: number }).n,
       }),
+      stateCountProblems: () =>
+        (
+          db
+            .prepare(
+              `SELECT k.tenant, k.agent, k.state, k.counted, COALESCE(c.n, 0) AS kept FROM
+                 (SELECT tenant, agent, state, COUNT(*) AS counted FROM tasks GROUP BY tenant, agent, state) k
+                 LEFT JOIN task_counts c USING (tenant, agent, state)
+               UNION ALL
+               SELECT c.tenant, c.agent, c.state, 0, c.n FROM task_counts c
+                 WHERE c.n <> 0 AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.tenant = c.tenant AND t.agent = c.agent AND t.state = c.state)`,
+            )
+            .all() as { tenant: string; agent: string; state: number; counted: number; kept: number }[]
+        )
+          .filter((r) => r.counted !== r.kept)
+          .map((r) => `${r.tenant}/${r.agent} state ${r.state}: ${r.counted} task rows, counter ${r.kept}`),
     });
   } finally {
     db.close();

@@ -174,6 +174,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE events ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
   ALTER TABLE artifact_parts ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
   `,
+  // 10: the store keeps task_counts itself (task-counts.ts), one write per
+  // counter per transaction, rather than a trigger's upsert per task row.
+  // The counters stay as the triggers left them, which is right: they ran
+  // up to this migration, in the same transactions as the rows they count.
+  `
+  DROP TRIGGER task_counts_insert;
+  DROP TRIGGER task_counts_state;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

@@ -38,6 +38,7 @@ import { PushOutbox } from "./push-outbox.js";
 import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
+import { TaskCounts } from "./task-counts.js";
 import { RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 
@@ -79,7 +80,7 @@ export class SqliteTaskStore implements TaskStore {
     this.db = openDatabase(options);
     this.rows = new TaskRows(this.db);
     const maxHistoryMessages = options.maxHistoryMessages ?? Number.POSITIVE_INFINITY;
-    this.records = new TaskRecords(this.rows, { ...RECORD_LIMITS, maxHistoryMessages });
+    this.records = new TaskRecords(this.rows, new TaskCounts(this.db), { ...RECORD_LIMITS, maxHistoryMessages });
     this.history = new TaskHistory(this.db, maxHistoryMessages);
     this.artifacts = new TaskArtifacts(this.db);
     this.events = new EventLog(this.db);

@@ -56,7 +56,7 @@ export class TaskList {
           `SELECT ${TASK_COLUMNS} FROM tasks
            WHERE ${filter}${cursor} ORDER BY status_ms DESC, touch DESC LIMIT @limit`,
         ),
-        // Without a context or time filter the trigger-kept counters answer in O(states).
+        // Without a context or time filter the state counters (task-counts.ts) answer in O(states).
         count:
           q.contextId === undefined && q.statusAfterMs === undefined
             ? this.db.prepare(`SELECT COALESCE(SUM(n), 0) AS n FROM task_counts WHERE ${filter}`)

@@ -3,6 +3,7 @@ import type { StoreScope } from "../task-store.js";
 import type { ArtifactHead } from "./artifacts.js";
 import { HeldChildren, type ArtifactRowsChange } from "./held-children.js";
 import { RecencyMap } from "./recency-map.js";
+import type { TaskCounts } from "./task-counts.js";
 import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
@@ -18,6 +19,8 @@ export const enum Pending {
 /** A task row as the store holds it: the values as they stand in the open transaction (createdMs is used only by a row still to insert). */
 export interface TaskRecord extends NewTaskRow {
   state: TaskState;
+  /** The state the table (and its counters, task-counts.ts) holds for the task; undefined until its row is inserted. */
+  storedState: TaskState | undefined;
   status: Uint8Array;
   statusMs: number;
   touch: number;
@@ -119,6 +122,7 @@ export class TaskRecords {
 
   constructor(
     private readonly rows: TaskRows,
+    private readonly counts: TaskCounts,
     private readonly limits: RecordLimits = RECORD_LIMITS,
   ) {}
 
@@ -145,10 +149,10 @@ export class TaskRecords {
   }
 
   /** Holds the record of a new task, and its first history messages (encoded); its row is inserted by `flush`. */
-  created(row: Omit<TaskRecord, "pending" | "held">, history: readonly Uint8Array[]): void {
+  created(row: Omit<TaskRecord, "pending" | "held" | "storedState">, history: readonly Uint8Array[]): void {
     const held = new HeldChildren(this.limits.maxHistoryMessages);
     for (const m of history) held.addMessage(m);
-    const record: TaskRecord = { ...row, pending: Pending.Row, held: this.fits(held) ? held : undefined };
+    const record: TaskRecord = { ...row, storedState: undefined, pending: Pending.Row, held: this.fits(held) ? held : undefined };
     this.hold(keyOf(row.tenant, row.agent, row.id), record);
     this.dirty.add(record);
   }
@@ -185,20 +189,24 @@ export class TaskRecords {
     if (held) this.bytes += sizeOf(record);
   }
 
-  /** Writes every changed row, each once; call inside the transaction that made the changes. */
+  /** Writes every changed row, each once, and the state counters they move; call inside the transaction that made the changes. */
   flush(): void {
     if (this.dirty.size === 0) return;
     for (const r of this.dirty) {
       if (r.pending === Pending.Row) this.rows.insert(r);
       else this.rows.update(r.pk, r, r.pending === Pending.Status);
+      this.counts.move(r.tenant, r.agent, r.storedState, r.state);
+      r.storedState = r.state;
       r.pending = Pending.None;
     }
+    this.counts.write();
     this.dirty.clear();
     this.trim();
   }
 
   /** The transaction rolled back: no record can be trusted, and rowids may be handed out again. */
   forget(): void {
+    this.counts.forget();
     this.byKey.clear();
     this.dirty.clear();
     this.bytes = 0;
@@ -236,6 +244,7 @@ function fromRow(row: FullTaskRow): TaskRecord {
     agent: row.agent,
     createdMs: 0,
     state: row.state as TaskState,
+    storedState: row.state as TaskState,
     statusMs: row.status_ms,
     touch: row.touch,
     lastSeq: row.last_seq,
