@@ -279,7 +279,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     );
     parts.push(
       `## Streaming: one stream of \`stream ${options.streamChunks}\`\n\n` +
-        "Events/s = events received ÷ time from sending the request to the last event. Time to first event is measured on each long stream and over many short streams (`stream 1`) sent one after another on a kept-alive connection.\n\n" +
+        "Events/s = events received ÷ time from sending the request to the last event, the median of at least 7 streams, after untimed ones for the warm-up time (as in every other row, a warmed server is measured: a fresh one streamed its first `stream 10000` at one half to two thirds of the rate of its fifth). Time to first event is measured on each long stream and over many short streams (`stream 1`) sent one after another on a kept-alive connection.\n\n" +
         table(["binding", "events/s median [min–max]", "events per stream", "first event ms, long streams", "first event p50 / p99 ms (short streams)", "client CPU", "errors"], rows),
     );
   }

@@ -22,6 +22,8 @@ interface Config {
   /** Base URL of the server, ending in "/". */
   url: string;
   chunks: number;
+  /** Seconds of untimed long streams first (at least one): a fresh server's first streams run before V8 has optimized its path. */
+  warmupSec: number;
   runs: number;
   firstEventSamples: number;
 }
@@ -156,6 +158,14 @@ async function main(): Promise<void> {
   const long: Array<StreamReading & { eventsPerSec: number; clientCpu: number }> = [];
   let errors = 0;
   const problems: string[] = [];
+  const warmUntil = now() + config.warmupSec * 1000;
+  do {
+    const p = streamProblem(await read(`stream ${config.chunks}`), config.chunks);
+    if (p) {
+      errors++;
+      problems.push(`warm-up: ${p}`);
+    }
+  } while (now() < warmUntil);
   for (let i = 0; i < config.runs; i++) {
     const cpu0 = process.cpuUsage();
     const r = await read(`stream ${config.chunks}`);

@@ -20,6 +20,13 @@ interface ReaderResult {
   problems?: string[];
 }
 
+/**
+ * Timed long streams per binding, whatever --runs says: one lasts well under
+ * a second, and from one to the next a stream's rate moves by ±30% on a
+ * shared host, so three would leave the median to chance.
+ */
+const STREAM_RUNS = 7;
+
 const BINDINGS = [
   { id: "hub-sse", mode: "sse", binding: "JSON-RPC SendStreamingMessage, SSE (HTTP/1.1)" },
   { id: "hub-grpc-stream", mode: "grpc", binding: "gRPC SendStreamingMessage (h2c)" },
@@ -28,7 +35,8 @@ const BINDINGS = [
 export async function measureStreaming(ctx: BenchContext): Promise<StreamRow[]> {
   const rows: StreamRow[] = [];
   for (const b of BINDINGS) {
-    ctx.log(`streaming: ${b.binding}, stream ${ctx.options.streamChunks} × ${ctx.options.runs}`);
+    const runs = Math.max(ctx.options.runs, STREAM_RUNS);
+    ctx.log(`streaming: ${b.binding}, stream ${ctx.options.streamChunks} × ${runs} after ${ctx.options.warmupSec} s of warm-up streams`);
     const row: StreamRow = { id: b.id, binding: b.binding, status: "ok" };
     let srv: ServerUnderTest | undefined;
     try {
@@ -36,7 +44,7 @@ export async function measureStreaming(ctx: BenchContext): Promise<StreamRow[]> 
       await waitForQuiet(ctx, `streaming ${b.id}`);
       const r = await runLoader<ReaderResult>(
         "bench/loaders/stream-reader.ts",
-        { mode: b.mode, url: srv.url, chunks: ctx.options.streamChunks, runs: ctx.options.runs, firstEventSamples: ctx.options.firstEventSamples },
+        { mode: b.mode, url: srv.url, chunks: ctx.options.streamChunks, warmupSec: ctx.options.warmupSec, runs, firstEventSamples: ctx.options.firstEventSamples },
         ctx.pinning,
         300_000,
       );
