@@ -35,6 +35,7 @@ const NEEDED: Record<string, readonly string[]> = {
   artifacts: ["task_pk", "artifact_id", "ord", "head", "part_count", "sealed"],
   artifact_parts: ["task_pk", "artifact_id", "idx", "part"],
   events: ["task_pk", "seq", "event"],
+  task_counts: ["tenant", "agent", "state", "n"],
 };
 
 function checkSchema(db: Database.Database): void {
@@ -68,6 +69,8 @@ export function seedTasks(file: string, count: number, log: (line: string) => vo
   const insertArtifact = db.prepare(`INSERT INTO artifacts (task_pk, artifact_id, ord, head, part_count, sealed) VALUES (?, 'echo', 1, ?, 1, 0)`);
   const insertPart = db.prepare(`INSERT INTO artifact_parts (task_pk, artifact_id, idx, part) VALUES (?, 'echo', 0, ?)`);
   const insertEvent = db.prepare(`INSERT INTO events (task_pk, seq, event) VALUES (?, ?, ?)`);
+  // ListTasks' totalSize reads these counters; the hub keeps them in the transaction that writes the rows (schema 10), and so does the seeder.
+  const countTasks = db.prepare(`INSERT INTO task_counts (tenant, agent, state, n) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, agent, state) DO UPDATE SET n = n + excluded.n`);
   const artifactHead = toBinary(ArtifactSchema, create(ArtifactSchema, { artifactId: "echo", name: "echo" }));
   // Oldest first, one millisecond apart, all before the template task.
   const firstMs = template.ms - count - 1_000;
@@ -95,6 +98,7 @@ export function seedTasks(file: string, count: number, log: (line: string) => vo
   };
   const batch = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) writeOne(i);
+    countTasks.run(template.tenant, template.agent, TaskState.COMPLETED, to - from);
   });
   let lastLog = Date.now();
   for (let from = 0; from < count; from += BATCH) {

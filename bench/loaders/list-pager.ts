@@ -29,6 +29,9 @@ export interface PagerConfig {
   samples: number;
   pageSize: number;
   contextId: string;
+  /** Tasks in the store, and in the filtered context: every first page's totalSize. */
+  total: number;
+  totalInContext: number;
   deep: DeepPoint;
   deepInContext: DeepPoint;
   getIds: string[];
@@ -95,6 +98,8 @@ async function listCases(filtered: boolean): Promise<PagerCase[]> {
   const suffix = filtered ? ", contextId filter" : "";
   const start = await timeCase(`ListTasks first page${suffix}`, async () => {
     const page = await client.listTasks({ pageSize: config.pageSize, contextId });
+    const total = filtered ? config.totalInContext : config.total;
+    if (page.totalSize !== total) return `first page says totalSize ${page.totalSize}, the store holds ${total}`;
     return page.tasks.length === config.pageSize && page.nextPageToken ? undefined : `first page has ${page.tasks.length} tasks`;
   }, 0);
   const point = filtered ? config.deepInContext : config.deep;

@@ -64,7 +64,7 @@ export async function measureStore(ctx: BenchContext): Promise<StoreResult> {
     srv = await startHubChild(ctx.pinning, dir);
     await waitForQuiet(ctx, "store");
     ctx.log(`store: timing ListTasks/GetTask, ${ctx.options.pageSamples} requests × ${ctx.options.runs} runs per case`);
-    const config: PagerConfig = { url: srv.url, runs: ctx.options.runs, samples: ctx.options.pageSamples, pageSize: PAGE_SIZE, contextId, deep, deepInContext, getIds };
+    const config: PagerConfig = { url: srv.url, runs: ctx.options.runs, samples: ctx.options.pageSamples, pageSize: PAGE_SIZE, contextId, total, totalInContext: inContext, deep, deepInContext, getIds };
     const r = await runLoader<{ error?: string; cases?: PagerCase[] }>("bench/loaders/list-pager.ts", config, ctx.pinning, 900_000);
     if (r.error || !r.cases) throw new Error(r.error ?? "no result");
     result.rssAfterBytes = rssBytes(srv.child.pid);
