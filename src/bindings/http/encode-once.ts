@@ -23,12 +23,8 @@ export function encodeOnce<E extends object, R extends string | Uint8Array>(enco
   const encodings: Array<R | undefined> = new Array<R | undefined>(REMEMBERED).fill(undefined);
   let next = 0;
   return (event) => {
-    // Newest first: a reader asks for the event just encoded far more often than for an older one.
-    for (let i = 1; i <= REMEMBERED; i++) {
-      const at = (next - i + REMEMBERED) % REMEMBERED;
-      if (events[at] === event) return encodings[at]!;
-      if (events[at] === undefined) break;
-    }
+    const at = events.indexOf(event);
+    if (at >= 0) return encodings[at]!;
     const r = encode(event);
     if (r.length <= MAX_KEPT_SIZE) {
       events[next] = event;
