@@ -16,6 +16,7 @@ import {
 } from "@opentelemetry/sdk-trace-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeanTracerProvider } from "../src/telemetry/lean-tracer.js";
+import { PooledIdGenerator } from "../src/telemetry/pooled-ids.js";
 import { SyncContextManager } from "../src/telemetry/sync-context.js";
 import { samplerFor } from "../src/telemetry/tracing-setup.js";
 
@@ -154,5 +155,33 @@ describe("the sampler from OTEL_TRACES_SAMPLER", () => {
     expect(describeOf({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "2" })).toContain("root=AlwaysOnSampler");
     expect(describeOf({ OTEL_TRACES_SAMPLER: "parentbased_always_off" })).toContain("root=AlwaysOffSampler");
     expect(describeOf({ OTEL_TRACES_SAMPLER: "nonsense" })).toContain("root=AlwaysOnSampler");
+  });
+});
+
+describe("the pooled id generator", () => {
+  it("gives W3C trace and span ids (16 and 8 bytes in lowercase hex, never all zero), all different, across refills of its pool", () => {
+    const ids = new PooledIdGenerator();
+    const seen = new Set<string>();
+    // 1,000 of each: about 24 KB drawn, so the 4 KiB pool is refilled several times, mid-id included.
+    for (let i = 0; i < 1000; i++) {
+      const traceId = ids.generateTraceId();
+      const spanId = ids.generateSpanId();
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(trace.isSpanContextValid({ traceId, spanId, traceFlags: TraceFlags.SAMPLED })).toBe(true);
+      seen.add(traceId).add(spanId);
+    }
+    expect(seen.size).toBe(2000);
+  });
+
+  it("is what a provider without an id generator gives its spans", () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new LeanTracerProvider({ resource, sampler: new AlwaysOnSampler(), processor: new SimpleSpanProcessor(exporter) });
+    const tracer = provider.getTracer("a2a-hub");
+    const parent = tracer.startSpan("parent");
+    const child = tracer.startSpan("child", {}, trace.setSpan(ROOT_CONTEXT, parent));
+    expect(child.spanContext().traceId).toBe(parent.spanContext().traceId);
+    expect(child.spanContext().spanId).not.toBe(parent.spanContext().spanId);
+    expect(parent.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
   });
 });

@@ -14,6 +14,7 @@
 import type { BenchContext } from "../harness/bench-context.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
 import { bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
+import { measureSharedCore, perCallUs, type SharedCoreShape } from "./shared-core-pairs.js";
 import { cellOfRuns, emptyRow, failRow, RowSession, type RowSpec } from "./unary-row.js";
 
 /** One section of interleaved rows. */
@@ -26,6 +27,8 @@ export interface InterleavedSection {
   readonly settleSec: number;
   readonly rounds: number;
   readonly connections: readonly number[];
+  /** Also load every other server at once with the baseline, on one core (shared-core-pairs.ts). */
+  readonly sharedCore?: SharedCoreShape;
 }
 
 /** Measures the section's rows; failures are recorded on their rows, not thrown. Every server is stopped before it returns. */
@@ -62,6 +65,7 @@ export async function measureInterleaved(ctx: BenchContext, section: Interleaved
           failRow(ctx, rows[i]!, e);
         }
         slots.push(cell);
+        logSlot(ctx, specs[i]!.id, c, slots.length - 1, cell);
       }
       const runs = withBaselines(schedule, slots.map((cell) => cell?.perRun?.[0]));
       specs.forEach((_, i) => {
@@ -69,6 +73,7 @@ export async function measureInterleaved(ctx: BenchContext, section: Interleaved
         if (cells.length > 0 && live(i)) rows[i]!.cells.push(cellOfRuns(cells));
       });
     }
+    if (section.sharedCore) await measureSharedCore(ctx, specs.map((_, i) => live(i)), rows, section.sharedCore);
     for (const i of specs.keys()) {
       try {
         await live(i)?.check();
@@ -80,4 +85,16 @@ export async function measureInterleaved(ctx: BenchContext, section: Interleaved
     for (const s of sessions) await s?.stop();
   }
   return rows;
+}
+
+/**
+ * One line per timed run in the progress log: the figures a section's
+ * medians are taken from, so a run's spread can be read afterwards (on a
+ * shared host the same server's CPU per call moves between rounds by far
+ * more than the costs being measured).
+ */
+function logSlot(ctx: BenchContext, id: string, connections: number, slot: number, cell: UnaryCell | undefined): void {
+  const run = cell?.perRun?.[0];
+  if (!run) return;
+  ctx.log(`  slot ${slot} ${id} at ${connections} conn: ${run.rps.toFixed(0)} req/s, ${perCallUs(run)} µs/call, others ${cell!.otherCpu.median.toFixed(2)} cores`);
 }

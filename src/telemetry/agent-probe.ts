@@ -1,7 +1,7 @@
-import { context, SpanStatusCode, trace, type Context } from "@opentelemetry/api";
+import { SpanStatusCode, trace, type Context } from "@opentelemetry/api";
 import type { HostedAgent } from "../core/index.js";
 import type { EventSink } from "../execution/index.js";
-import { hubTracer } from "./trace-context.js";
+import { hubContext, hubTracer } from "./trace-context.js";
 
 /**
  * The agent with each run inside a span, a child of the operation's server
@@ -16,7 +16,7 @@ export function instrumentAgent(agent: HostedAgent): HostedAgent {
   const executor: HostedAgent["executor"] = {
     // Not an async function: the run is already a promise, and a wrapper of its own would add a frame and two turns to every run.
     execute: (ctx, sink) => {
-      const parent = ctx.traceContext ?? context.active();
+      const parent = ctx.traceContext ?? hubContext().active();
       // Tenant and context id are on the server span (its parent); agent and task id stay, for a run that outlives its call.
       const span = hubTracer().startSpan("agent run", { attributes: { "a2a.agent": agent.id, "a2a.task_id": ctx.taskId } }, parent);
       const runContext = trace.setSpan(parent, span);
@@ -25,7 +25,7 @@ export function instrumentAgent(agent: HostedAgent): HostedAgent {
       (ctx as { traceContext?: Context }).traceContext = runContext;
       let run: Promise<void>;
       try {
-        run = Promise.resolve(context.with(runContext, inner.execute, inner, ctx, new TracedSink(sink, runContext)));
+        run = Promise.resolve(hubContext().with(runContext, inner.execute, inner, ctx, new TracedSink(sink, runContext)));
       } catch (e) {
         run = Promise.reject(e);
       }
@@ -54,18 +54,18 @@ class TracedSink implements EventSink {
   ) {}
 
   status(...args: Parameters<EventSink["status"]>): boolean {
-    return context.with(this.runContext, this.sink.status, this.sink, ...args);
+    return hubContext().with(this.runContext, this.sink.status, this.sink, ...args);
   }
 
   artifact(...args: Parameters<EventSink["artifact"]>): boolean {
-    return context.with(this.runContext, this.sink.artifact, this.sink, ...args);
+    return hubContext().with(this.runContext, this.sink.artifact, this.sink, ...args);
   }
 
   reply(...args: Parameters<EventSink["reply"]>): boolean {
-    return context.with(this.runContext, this.sink.reply, this.sink, ...args);
+    return hubContext().with(this.runContext, this.sink.reply, this.sink, ...args);
   }
 
   publish(...args: Parameters<EventSink["publish"]>): boolean {
-    return context.with(this.runContext, this.sink.publish, this.sink, ...args);
+    return hubContext().with(this.runContext, this.sink.publish, this.sink, ...args);
   }
 }

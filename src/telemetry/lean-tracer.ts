@@ -1,8 +1,9 @@
 import { context as api, INVALID_SPAN_CONTEXT, SpanKind, trace, TraceFlags, type Context, type Span, type SpanContext, type SpanOptions, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { isTracingSuppressed } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
-import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { SamplingDecision, type IdGenerator, type Sampler, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { LeanSpan, NO_LINKS, type SpanHome } from "./lean-span.js";
+import { PooledIdGenerator } from "./pooled-ids.js";
 
 /** What the provider is made of: the SDK's sampler, span processor (batching and export) and the service's resource. */
 export interface LeanTracerOptions {
@@ -28,8 +29,10 @@ class LeanTracer implements Tracer {
     if (options.root) ctx = trace.deleteSpan(ctx);
     // A suppressed context (the exporter's own calls) records nothing and starts no trace.
     if (isTracingSuppressed(ctx)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
-    const parent = trace.getSpanContext(ctx);
-    const valid = parent && trace.isSpanContextValid(parent) ? parent : undefined;
+    const parentSpan = trace.getSpan(ctx);
+    const parent = parentSpan?.spanContext();
+    // A parent this tracer made has ids from its generator: only a remote or foreign one needs the W3C format checked.
+    const valid = parent && (parentSpan instanceof LeanSpan || trace.isSpanContextValid(parent)) ? parent : undefined;
     const traceId = valid ? valid.traceId : this.ids.generateTraceId();
     const spanId = this.ids.generateSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;
@@ -65,7 +68,7 @@ export class LeanTracerProvider implements TracerProvider {
   private readonly ids: IdGenerator;
 
   constructor(private readonly options: LeanTracerOptions) {
-    this.ids = options.idGenerator ?? new RandomIdGenerator();
+    this.ids = options.idGenerator ?? new PooledIdGenerator();
   }
 
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {

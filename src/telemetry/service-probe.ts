@@ -2,7 +2,7 @@
 // is a lazy getter that runs on every access, several times per request.
 import { performance } from "node:perf_hooks";
 import type { HandlerContext } from "@connectrpc/connect";
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import type { Gauge } from "prom-client";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { scopeOf, traceContextKey, type A2AServiceApi, type SequencedEvent } from "../core/index.js";
@@ -10,7 +10,7 @@ import type { HubMetrics } from "./hub-metrics.js";
 import { idsOf, OK, outcomeOf } from "./request-outcome.js";
 import type { Tally } from "./tallied-counter.js";
 import type { HistogramSeries } from "./tallied-histogram.js";
-import { extractTraceContext, hubTracer } from "./trace-context.js";
+import { extractTraceContext, hubContext, hubTracer } from "./trace-context.js";
 
 /** What one finished A2A call is logged with (never message text, never tokens). */
 export interface RequestLogLine {
@@ -171,7 +171,7 @@ class ServiceProbe {
     return async (req, ctx) => {
       const call = new Call(this, ctx, req);
       try {
-        const res = call.ctx ? await context.with(call.ctx, fn, undefined, req, ctx) : await fn(req, ctx);
+        const res = call.ctx ? await hubContext().with(call.ctx, fn, undefined, req, ctx) : await fn(req, ctx);
         call.saw(res);
         call.end(OK);
         return res;
@@ -198,10 +198,10 @@ class ServiceProbe {
       let outcome = OK;
       let error: unknown;
       try {
-        const it = (call.ctx ? context.with(call.ctx, fn, undefined, req, ctx, ...rest) : fn(req, ctx, ...rest))[Symbol.asyncIterator]();
+        const it = (call.ctx ? hubContext().with(call.ctx, fn, undefined, req, ctx, ...rest) : fn(req, ctx, ...rest))[Symbol.asyncIterator]();
         try {
           for (;;) {
-            const r = call.ctx ? await context.with(call.ctx, () => it.next()) : await it.next();
+            const r = call.ctx ? await hubContext().with(call.ctx, () => it.next()) : await it.next();
             if (r.done) break;
             if (call.events === 0) {
               series?.first.observe((performance.now() - call.start) / 1000);

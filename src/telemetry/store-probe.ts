@@ -1,12 +1,12 @@
 // The module's binding, not the global: in Node 20 `globalThis.performance`
 // is a lazy getter that runs on every access, several times per request.
 import { performance } from "node:perf_hooks";
-import { context, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
+import { SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../core/index.js";
 import type { TaskStore } from "../store/index.js";
 import type { HubMetrics } from "./hub-metrics.js";
-import { hubTracer } from "./trace-context.js";
+import { hubContext, hubTracer } from "./trace-context.js";
 
 /** What the store probe records into. */
 export interface StoreProbeOptions {
@@ -83,7 +83,7 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
     },
     beginBatch() {
       // The first write of the turn opens the unit, in its run's context (a traced sink's, agent-probe.ts).
-      const parent = tracing ? context.active() : undefined;
+      const parent = tracing ? hubContext().active() : undefined;
       const span = parent && hubTracer().startSpan("store unit of work", { attributes: { "db.system": system } }, parent);
       unit = { start: performance.now(), writes: 0, span, context: span && trace.setSpan(parent, span) };
       store.beginBatch();
@@ -93,7 +93,7 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
       unit = undefined;
       let pending;
       try {
-        pending = u?.context ? context.with(u.context, () => store.commitBatch()) : store.commitBatch();
+        pending = u?.context ? hubContext().with(u.context, () => store.commitBatch()) : store.commitBatch();
       } catch (e) {
         ended(u, false);
         throw e;

@@ -1,5 +1,5 @@
 import type { HandlerContext } from "@connectrpc/connect";
-import { propagation, ProxyTracerProvider, ROOT_CONTEXT, trace, type Context, type TextMapGetter, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { context, propagation, ProxyTracerProvider, ROOT_CONTEXT, trace, type Context, type ContextManager, type TextMapGetter, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { requestHeaderValue } from "../core/index.js";
 
 /** The tracer last handed out, and the provider it came from. */
@@ -19,6 +19,26 @@ export function hubTracer(): Tracer {
   const provider = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
   if (cached?.provider !== provider) cached = { provider, tracer: provider.getTracer("a2a-hub") };
   return cached.tracer;
+}
+
+/** The context manager tracing-setup.ts registered, while it is registered. */
+let registered: ContextManager | undefined;
+
+/** Called by tracing-setup.ts as it registers its context manager (and with undefined as it removes it). */
+export function registerHubContext(manager: ContextManager | undefined): void {
+  registered = manager;
+}
+
+/**
+ * Where the probes make a context active and read the active one: the
+ * manager the hub registered, else the OTel API's global. Each call of
+ * the API's `context.with` or `context.active()` first looks the manager up
+ * in the global registry with a version check; a traced SendMessage makes
+ * six or more of them (its server span, its run, each event its agent
+ * publishes, its unit of work).
+ */
+export function hubContext(): Pick<ContextManager, "active" | "with"> {
+  return registered ?? context;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { context, diag, propagation, trace } from "@opentelemetry/api";
 import type { Sampler } from "@opentelemetry/sdk-trace-node";
 import { SyncContextManager } from "./sync-context.js";
+import { registerHubContext } from "./trace-context.js";
 
 /** Tracing as the config file asks for it; the standard OTEL_* variables win over it. */
 export interface TracingConfig {
@@ -60,7 +61,9 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
   });
   trace.setGlobalTracerProvider(provider);
   // No AsyncLocalStorage: see sync-context.ts for why and how the hub carries the context instead.
-  context.setGlobalContextManager(new SyncContextManager());
+  const contextManager = new SyncContextManager();
+  context.setGlobalContextManager(contextManager);
+  registerHubContext(contextManager);
   // As the SDK's NodeTracerProvider registers them: W3C Trace Context and W3C Baggage.
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   return {
@@ -68,6 +71,7 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();
+      registerHubContext(undefined);
       context.disable();
       propagation.disable();
     },
