@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UnaryRow } from "../bench/harness/results.js";
 import { spread } from "../bench/harness/stats.js";
-import { sharedCoreCost } from "../bench/harness/shared-core-cost.js";
 import { bracketedShare, evaluateTargets } from "../bench/harness/targets.js";
 import { bracketedSchedule, withBaselines } from "../bench/measures/bracketed-rounds.js";
 
@@ -35,35 +34,6 @@ describe("the bench's bracketed rounds", () => {
     const run = (rps: number) => ({ rps, serverCpu: 0.5 });
     expect(withBaselines(schedule, [run(100), run(90), run(80), undefined])[2]!.baseline).toEqual({ rps: 100, serverCpu: 0.5 });
     expect(withBaselines(schedule, [undefined, run(90), run(80), undefined])[1]).toEqual(run(90));
-  });
-});
-
-/**
- * The telemetry section measures each variant once more loaded at the
- * same moment as "off" on one core (bench/measures/shared-core-pairs.ts):
- * a change in the core's speed reaches both runs of a pair, and the cost
- * is the ratio of their CPU time per call.
- */
-describe("the bench's shared-core cost", () => {
-  it("is the median of the pairs' CPU per call ratios, whatever the core's speed in each pair", () => {
-    // A variant that costs 10% more CPU per call, paired with off while the core runs at full speed, at 60% and at 75%.
-    const pair = (speed: number, rpsShare: number) => {
-      const offPerCall = 300e-6 / speed;
-      return { rps: rpsShare / (offPerCall * 1.1), serverCpu: rpsShare, baseline: { rps: (1 - rpsShare) / offPerCall, serverCpu: 1 - rpsShare } };
-    };
-    const cost = sharedCoreCost([pair(1, 0.48), pair(0.6, 0.5), pair(0.75, 0.47)]);
-    expect(cost.cpuPerCall.median).toBeCloseTo(0.1, 10);
-    expect(cost.cpuPerCall.n).toBe(3);
-    // A CPU-bound server does 1/1.1 of the calls: 9.1% of its throughput.
-    expect(cost.throughput).toBeCloseTo(1 - 1 / 1.1, 10);
-  });
-
-  it("leaves out runs with no baseline or no calls, and has no figure without a pair", () => {
-    const ok = { rps: 100, serverCpu: 0.5, baseline: { rps: 100, serverCpu: 0.4 } };
-    const cost = sharedCoreCost([ok, { rps: 100, serverCpu: 0.5 }, { rps: 0, serverCpu: 0.5, baseline: { rps: 100, serverCpu: 0.5 } }]);
-    expect(cost.cpuPerCall.n).toBe(1);
-    expect(cost.cpuPerCall.median).toBeCloseTo(0.25, 10);
-    expect(Number.isNaN(sharedCoreCost([]).throughput)).toBe(true);
   });
 });
 

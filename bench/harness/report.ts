@@ -4,7 +4,6 @@ import type { CpuPinning } from "./cpu-pinning.js";
 import { gitRevision, type MachineInfo } from "./machine-info.js";
 import type { BenchResults, UnaryCell, UnaryRow } from "./results.js";
 import { ratio, spread, type Spread } from "./stats.js";
-import { sharedCoreCost } from "./shared-core-cost.js";
 import { bracketedShare, evaluateTargets } from "./targets.js";
 
 /** Milliseconds with precision that suits their size. */
@@ -154,8 +153,7 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
       const costs = variant === "off" || !off ? undefined : telemetryCosts(c, off);
       const cost = costs?.throughput;
       const cpuCost = costs?.cpuPerCall;
-      // Where the same cost was measured on a shared core, that table judges it (shared-core-pairs.ts says why).
-      const budget = variant === undefined || row.sharedCore?.connections === c.connections ? undefined : TELEMETRY_BUDGET[variant];
+      const budget = variant === undefined ? undefined : TELEMETRY_BUDGET[variant];
       out.push([
         i === 0 ? row.binding : "",
         i === 0 ? row.server : "",
@@ -169,41 +167,6 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
   }
   return table(
     ["binding", "hub telemetry", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU µs/call", "throughput cost vs off", "CPU/call cost vs off", "target (throughput)"],
-    out,
-  );
-}
-
-/**
- * The costs measured with "off" loaded at the same moment on the same
- * core: per pair, the CPU per call of the variant over off's, the median
- * of those over the pairs; the throughput a CPU-bound hub loses to it is
- * 1 − 1 / (1 + that).
- */
-function sharedCoreTable(rows: readonly UnaryRow[]): string {
-  const out: string[][] = [];
-  for (const row of rows) {
-    const shared = row.sharedCore;
-    if (!shared || row.status !== "ok") continue;
-    const variant = /^telemetry-[a-z]+-([a-z]+)$/.exec(row.id)?.[1];
-    const perCall = (r: { rps: number; serverCpu: number }) => (r.serverCpu / r.rps) * 1e6;
-    const { cpuPerCall: cost, throughput: throughputCost } = sharedCoreCost(shared.runs);
-    const budget = variant === undefined ? undefined : TELEMETRY_BUDGET[variant];
-    const signed = (x: number) => `${(x * 100).toFixed(1)}%`;
-    out.push([
-      row.binding,
-      row.server,
-      String(shared.connections),
-      String(shared.runs.length),
-      sp(spread(shared.runs.map((r) => perCall(r.baseline!))), int),
-      sp(spread(shared.runs.map(perCall)), int),
-      sp(spread(shared.runs.map((r) => r.rps / r.baseline!.rps)), (x) => x.toFixed(2)),
-      sp(cost, signed),
-      Number.isFinite(throughputCost) ? signed(throughputCost) : "—",
-      budget === undefined || !Number.isFinite(throughputCost) ? "" : throughputCost < budget ? `meets < ${budget * 100}%` : `misses < ${budget * 100}%`,
-    ]);
-  }
-  return table(
-    ["binding", "hub telemetry", "conns", "pairs", "off, µs/call beside it", "this, µs/call", "req/s ÷ off's, side by side", "CPU/call cost vs off", "throughput cost (CPU-bound)", "target (throughput)"],
     out,
   );
 }
@@ -298,16 +261,6 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
         "The throughput cost is 1 − (req/s with it on ÷ req/s with everything off) and the CPU/call cost compares the server's CPU time per answered call (which other load disturbs less). Each run is compared with everything off as it stood at that moment, interpolated between the two runs of it around this one (a shared host's speed drifts over the seconds a round takes); the cost is the median of those ratios over the rounds, at the same concurrency. Negative means within noise.\n\n" +
         telemetryTable(results.telemetry),
     );
-    const shared = results.telemetry.filter((r) => r.sharedCore);
-    if (shared.length > 0) {
-      parts.push(
-        "### The same costs, each measured together with everything off on one core\n\n" +
-          "On this host a core's speed changes by half or more for seconds at a time: the same server's CPU per call at 32 connections reads 1.5× as much in one run as in the next, with nothing else of ours running, so costs of a few percent taken from runs seconds apart move by more than the targets. " +
-          `Here every variant is loaded at the same moment as the server with everything off, both pinned to the same core and each driven by its own loader, in ${Math.max(...shared.map((r) => r.sharedCore!.runs.length))} pairs per variant (the order rotating): each change of the core's speed reaches both at once, so the ratio of their CPU time per answered call is what the variant adds to a call. ` +
-          "At this concurrency the hub alone uses the whole core, so its throughput is one call per its CPU time per call, and a variant that makes a call cost (1 + c) times the CPU costs 1 − 1 / (1 + c) of the throughput: that is the figure judged against the target. The req/s ratio of the pair (the two hubs sharing the core) is shown beside it.\n\n" +
-          sharedCoreTable(shared),
-      );
-    }
   }
 
   if (results.streams.length > 0) {

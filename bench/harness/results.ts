@@ -44,8 +44,6 @@ export interface UnaryRow {
   verification?: string;
   /** A check beyond the loader's own counts failed (see note): the row's figures are suspect. */
   checkFailed?: boolean;
-  /** Runs loaded at the same moment as the baseline's, both servers on one core (shared-core-pairs.ts); each run carries the baseline's figures. */
-  sharedCore?: { readonly connections: number; readonly runs: readonly UnaryRun[] };
 }
 
 /** One streaming binding: events/s of one long stream and time to first event. */

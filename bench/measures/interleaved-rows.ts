@@ -14,7 +14,6 @@
 import type { BenchContext } from "../harness/bench-context.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
 import { bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
-import { measureSharedCore, perCallUs, type SharedCoreShape } from "./shared-core-pairs.js";
 import { cellOfRuns, emptyRow, failRow, RowSession, type RowSpec } from "./unary-row.js";
 
 /** One section of interleaved rows. */
@@ -27,8 +26,6 @@ export interface InterleavedSection {
   readonly settleSec: number;
   readonly rounds: number;
   readonly connections: readonly number[];
-  /** Also load every other server at once with the baseline, on one core (shared-core-pairs.ts). */
-  readonly sharedCore?: SharedCoreShape;
 }
 
 /** Measures the section's rows; failures are recorded on their rows, not thrown. Every server is stopped before it returns. */
@@ -73,7 +70,6 @@ export async function measureInterleaved(ctx: BenchContext, section: Interleaved
         if (cells.length > 0 && live(i)) rows[i]!.cells.push(cellOfRuns(cells));
       });
     }
-    if (section.sharedCore) await measureSharedCore(ctx, specs.map((_, i) => live(i)), rows, section.sharedCore);
     for (const i of specs.keys()) {
       try {
         await live(i)?.check();
@@ -96,5 +92,6 @@ export async function measureInterleaved(ctx: BenchContext, section: Interleaved
 function logSlot(ctx: BenchContext, id: string, connections: number, slot: number, cell: UnaryCell | undefined): void {
   const run = cell?.perRun?.[0];
   if (!run) return;
-  ctx.log(`  slot ${slot} ${id} at ${connections} conn: ${run.rps.toFixed(0)} req/s, ${perCallUs(run)} µs/call, others ${cell!.otherCpu.median.toFixed(2)} cores`);
+  const us = run.rps > 0 ? ((run.serverCpu / run.rps) * 1e6).toFixed(0) : "-";
+  ctx.log(`  slot ${slot} ${id} at ${connections} conn: ${run.rps.toFixed(0)} req/s, ${us} µs/call, others ${cell!.otherCpu.median.toFixed(2)} cores`);
 }

@@ -106,8 +106,6 @@ async function measureVariants(ctx: BenchContext): Promise<UnaryRow[]> {
         settleSec: ctx.options.quick ? SETTLE_SEC.quick : SETTLE_SEC.full,
         rounds: ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS),
         connections: ctx.options.connections,
-        // The costs at the highest concurrency, where the hub is CPU-bound, measured once more with off at the same moment.
-        sharedCore: { connections: Math.max(...ctx.options.connections), rounds: ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS) },
       });
       const exported = sink.bytes() - before;
       const tracing = sectionRows[VARIANTS.findIndex((v) => v.id === "tracing")];

@@ -76,8 +76,6 @@ export interface CellLoad {
 export interface LoadShape {
   readonly runs?: number;
   readonly warmupSec?: number;
-  /** false: the caller waited for a quiet machine already (two loads started together must not wait on each other). */
-  readonly waitQuiet?: boolean;
 }
 
 /** Loads one server at one concurrency: warm-up, then the timed runs. */
@@ -87,7 +85,7 @@ export async function loadCell(ctx: BenchContext, srv: ServerUnderTest, spec: Ro
   const url = loadUrl(srv, spec.load);
   const runs: RunFigures[] = [];
   const notes: string[] = [];
-  if (shape.waitQuiet !== false) await waitForQuiet(ctx, `${spec.id} at ${connections} conn`);
+  await waitForQuiet(ctx, `${spec.id} at ${connections} conn`);
   let errors = 0;
   let served = 0;
   let sentMax = 0;
