@@ -44,8 +44,8 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!tracingRequested(config, env)) return undefined;
   // Loaded only when asked for: a hub without tracing never loads the SDK.
-  const [{ OTLPTraceExporter }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
-    import("@opentelemetry/exporter-trace-otlp-proto"),
+  const [{ otlpTraceExporter }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
+    import("./otlp-exporter.js"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/core"),
@@ -53,7 +53,7 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
   ]);
   // The exporter reads OTEL_EXPORTER_OTLP_{TRACES_,}ENDPOINT/HEADERS/TIMEOUT itself; the config's URL only when no variable names one.
   const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const exporter = new OTLPTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint });
+  const exporter = otlpTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint });
   const provider = new LeanTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
     sampler: samplerFor(env, config?.sampleRatio ?? 1, sdk),
