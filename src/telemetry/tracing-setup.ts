@@ -62,8 +62,8 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
   trace.setGlobalTracerProvider(provider);
   // No AsyncLocalStorage: see sync-context.ts for why and how the hub carries the context instead.
   const contextManager = new SyncContextManager();
-  context.setGlobalContextManager(contextManager);
-  registerHubContext(contextManager);
+  // The probes go to it directly only if it is the global one: a manager registered before (a host process's own) stays in charge.
+  if (context.setGlobalContextManager(contextManager)) registerHubContext(contextManager);
   // As the SDK's NodeTracerProvider registers them: W3C Trace Context and W3C Baggage.
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   return {
