@@ -81,23 +81,15 @@ class Writer {
     const n = s.length;
     if (n < 0x80) {
       // Most strings here are short ASCII (names, ids, attribute values): copied char by char, their length one byte.
+      const mark = this.pos;
       this.tag(field, LEN);
       this.room(n + 1);
-      const start = this.pos;
       this.buf[this.pos++] = n;
       let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 0x7f) break;
-        this.buf[this.pos++] = c;
-      }
+      for (let c; i < n && (c = s.charCodeAt(i)) <= 0x7f; i++) this.buf[this.pos++] = c;
       if (i === n) return;
-      this.pos = start;
-      this.room(n * 3 + 1);
-      this.pos++;
-      this.pos += this.buf.write(s, this.pos, "utf8");
-      this.close(start);
-      return;
+      // Not ASCII after all: written again below as UTF-8.
+      this.pos = mark;
     }
     const at = this.open(field);
     this.room(n * 3);
