@@ -2,18 +2,35 @@ import { describe, expect, it } from "vitest";
 import type { UnaryRow } from "../bench/harness/results.js";
 import { spread } from "../bench/harness/stats.js";
 import { bracketedShare, evaluateTargets } from "../bench/harness/targets.js";
-import { bracketedSchedule, withBaselines } from "../bench/measures/bracketed-rounds.js";
+import { alternatingSchedule, bracketedSchedule, withBaselines } from "../bench/measures/bracketed-rounds.js";
 
 /**
  * The bench's telemetry section (bench/measures/telemetry-cost.ts) compares
  * each server with telemetry on against the hub with everything off as it
  * stood at the moment of that run: the schedule puts every such run
- * between two baseline runs, and the baseline is interpolated between them.
+ * between two baseline runs (right between them when it alternates), and
+ * the baseline is interpolated between them.
  */
 describe("the bench's bracketed rounds", () => {
   it("open each round with the baseline, rotate the others, and close with the baseline", () => {
     expect(bracketedSchedule(4, 3)).toEqual([0, 1, 2, 3, 0, 2, 3, 1, 0, 3, 1, 2, 0]);
     expect(bracketedSchedule(2, 2)).toEqual([0, 1, 0, 1, 0]);
+  });
+
+  it("alternate: the baseline right before and after every other run, the others rotating as in the bracketed rounds", () => {
+    expect(alternatingSchedule(4, 2)).toEqual([0, 1, 0, 2, 0, 3, 0, 2, 0, 3, 0, 1, 0]);
+    expect(alternatingSchedule(2, 3)).toEqual([0, 1, 0, 1, 0, 1, 0]);
+    // A host whose speed changes course every other slot, linear only in between: alternating cancels it, bracketing does not.
+    const kink = (slot: number) => 1000 * (1 + 0.2 * Math.sin(slot));
+    const speed = (slot: number) => (slot % 2 === 0 ? kink(slot) : (kink(slot - 1) + kink(slot + 1)) / 2);
+    const cost = [0, 0.1, 0.05];
+    for (const [schedule, exact] of [[alternatingSchedule(3, 3), true], [bracketedSchedule(3, 3), false]] as const) {
+      const runs = schedule.map((server, slot) => ({ rps: speed(slot) * (1 - cost[server]!), serverCpu: 1 }));
+      const out = withBaselines(schedule, runs);
+      const errors = schedule.flatMap((server, slot) => (server === 0 ? [] : [Math.abs(1 - out[slot]!.rps / out[slot]!.baseline!.rps - cost[server]!)]));
+      if (exact) for (const e of errors) expect(e).toBeLessThan(1e-9);
+      else expect(Math.max(...errors)).toBeGreaterThan(0.01);
+    }
   });
 
   it("compare each run with the baseline interpolated by slot between the runs around it, cancelling a linear drift", () => {

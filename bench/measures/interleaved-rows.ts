@@ -7,13 +7,14 @@
  * under untimed load; then each round loads every server once (warm-up,
  * one timed run), the baseline (the first spec) first and the others in an
  * order that rotates from round to round, and the baseline once more at
- * the end, so each run of another server is compared with the baseline as
+ * the end (or, asked to alternate, before every other run and once at the
+ * end), so each run of another server is compared with the baseline as
  * it stood at that moment (bracketed-rounds.ts). The report's ratios are
  * medians of those per-run ratios.
  */
 import type { BenchContext } from "../harness/bench-context.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
-import { bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
+import { alternatingSchedule, bracketedSchedule, withBaselines } from "./bracketed-rounds.js";
 import { cellOfRuns, emptyRow, failRow, RowSession, type RowSpec } from "./unary-row.js";
 
 /** One section of interleaved rows. */
@@ -26,6 +27,8 @@ export interface InterleavedSection {
   readonly settleSec: number;
   readonly rounds: number;
   readonly connections: readonly number[];
+  /** The baseline between every two other runs (alternatingSchedule) rather than once a round. */
+  readonly alternate?: boolean;
 }
 
 /** Measures the section's rows; failures are recorded on their rows, not thrown. Every server is stopped before it returns. */
@@ -52,7 +55,7 @@ export async function measureInterleaved(ctx: BenchContext, section: Interleaved
       }
     }
     for (const c of section.connections) {
-      const schedule = bracketedSchedule(specs.length, section.rounds);
+      const schedule = (section.alternate ? alternatingSchedule : bracketedSchedule)(specs.length, section.rounds);
       const slots: Array<UnaryCell | undefined> = [];
       for (const i of schedule) {
         let cell: UnaryCell | undefined;

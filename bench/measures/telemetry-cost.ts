@@ -106,6 +106,8 @@ async function measureVariants(ctx: BenchContext): Promise<UnaryRow[]> {
         settleSec: ctx.options.quick ? SETTLE_SEC.quick : SETTLE_SEC.full,
         rounds: ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS),
         connections: ctx.options.connections,
+        // Costs of a few percent against targets of 5% and 15%: the baseline right before and after every run (bracketed-rounds.ts).
+        alternate: true,
       });
       const exported = sink.bytes() - before;
       const tracing = sectionRows[VARIANTS.findIndex((v) => v.id === "tracing")];
