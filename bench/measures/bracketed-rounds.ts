@@ -36,7 +36,11 @@ export function bracketedSchedule(servers: number, rounds: number): number[] {
  * drift over two slots rather than over a round. On this host the same
  * server's CPU per call moved from 267 to 505 µs within one section, and
  * not linearly over a round of five slots; a target of 5% needs the
- * baseline closer than that. It costs twice as many baseline runs.
+ * baseline closer than that. It costs a baseline run per other run (the
+ * telemetry section: 43 slots a round set instead of 29, 27 minutes
+ * instead of 19). It narrows the drift but not the host's jumps: in its
+ * first run two baseline runs 16 s apart still read 302 and 471 µs per
+ * call (bench/results-telemetry.md, its progress log).
  */
 export function alternatingSchedule(servers: number, rounds: number): number[] {
   const order: number[] = [];
