@@ -1,25 +1,26 @@
-import { OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
-import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from "@opentelemetry/otlp-exporter-base/node-http";
-import { ProtobufTraceSerializer, TraceExporterMetricsHelper, type IExportTraceServiceResponse, type ISerializer } from "@opentelemetry/otlp-transformer";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-node";
-import { encodeTraceRequest } from "./otlp-trace-encoder.js";
+import { createOtlpHttpExportDelegate, convertLegacyHttpOptions } from "@opentelemetry/otlp-exporter-base/node-http";
+import { ProtobufTraceSerializer, type IExportTraceServiceResponse, type ISerializer } from "@opentelemetry/otlp-transformer";
+import type { EncodedSpanExporter, EncodedSpans } from "./encoding-batch-processor.js";
 
 /** The exporter's component type in the OTel SDK's own metrics, as the OTLP/HTTP protobuf span exporter names itself. */
 const COMPONENT_TYPE = "otlp_http_span_exporter";
 
-/** Requests encoded by the hub's one-pass encoder; responses (partial success) read by the SDK's. */
-const serializer: ISerializer<ReadableSpan[], IExportTraceServiceResponse> = {
-  serializeRequest: (spans) => encodeTraceRequest(spans),
+/** Requests arrive encoded (encoding-batch-processor.ts); responses (partial success) are read by the SDK's serializer. */
+const serializer: ISerializer<EncodedSpans, IExportTraceServiceResponse> = {
+  serializeRequest: (batch) => batch.request,
   deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
 };
 
+/** The SDK's own span count for its exporter metrics, from the batch rather than a span array. */
+const metricsHelper = { name: "span" as const, countItems: (batch: EncodedSpans) => batch.count };
+
 /**
- * An OTLP/HTTP protobuf span exporter: the OTel SDK's own (its transport,
- * retries, timeouts, export queue, and the OTEL_EXPORTER_OTLP_* variables
+ * An OTLP/HTTP protobuf span exporter: the OTel SDK's own transport
+ * (retries, timeouts, export queue, and the OTEL_EXPORTER_OTLP_* variables
  * it reads), built as @opentelemetry/exporter-trace-otlp-proto builds it,
- * with the request body encoded by otlp-trace-encoder.ts.
+ * sending requests the batch processor has already encoded.
  */
-export function otlpTraceExporter(config: { url?: string }): SpanExporter {
+export function otlpTraceExporter(config: { url?: string }): EncodedSpanExporter {
   const options = convertLegacyHttpOptions(config, "TRACES", "v1/traces", { "Content-Type": "application/x-protobuf" });
-  return new OTLPExporterBase(createOtlpHttpExportDelegate(options, serializer, COMPONENT_TYPE, TraceExporterMetricsHelper, undefined));
+  return createOtlpHttpExportDelegate(options, serializer, COMPONENT_TYPE, metricsHelper, undefined);
 }

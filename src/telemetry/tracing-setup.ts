@@ -34,8 +34,9 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 
 /**
  * Starts tracing for this process when asked (see tracingRequested): the
- * OTel SDK's sampler, batch span processor and OTLP http/protobuf
- * exporter around the hub's lean spans (lean-span.ts), with W3C trace
+ * OTel SDK's sampler and OTLP http/protobuf transport around the hub's
+ * lean spans (lean-span.ts) and its encoding batch processor
+ * (encoding-batch-processor.ts), with W3C trace
  * context and baggage propagation and a synchronous context manager, so
  * that the spans the hub starts through @opentelemetry/api record and
  * nest. Returns undefined, and installs nothing, otherwise. The provider
@@ -44,8 +45,9 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
 export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
   if (!tracingRequested(config, env)) return undefined;
   // Loaded only when asked for: a hub without tracing never loads the SDK.
-  const [{ otlpTraceExporter }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
+  const [{ otlpTraceExporter }, { EncodingBatchProcessor, BATCH_DEFAULTS, batchOptionsFromEnv }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
     import("./otlp-exporter.js"),
+    import("./encoding-batch-processor.js"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/core"),
@@ -57,7 +59,9 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
   const provider = new LeanTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
     sampler: samplerFor(env, config?.sampleRatio ?? 1, sdk),
-    processor: new sdk.BatchSpanProcessor(exporter, { scheduledDelayMillis: scheduleDelayMs(env) }),
+    // The SDK's OTEL_BSP_* settings and defaults but one: a partial batch waits half a second rather than 5 s (a collector
+    // sees a call's spans soon after it ends). Under load the delay costs nothing: a batch goes out once it holds 512 spans.
+    processor: new EncodingBatchProcessor(exporter, batchOptionsFromEnv(env, { ...BATCH_DEFAULTS, scheduledDelayMillis: 500 })),
   });
   trace.setGlobalTracerProvider(provider);
   // No AsyncLocalStorage: see sync-context.ts for why and how the hub carries the context instead.
@@ -114,18 +118,4 @@ export function samplerFor(env: NodeJS.ProcessEnv, configRatio: number, s: Sampl
       diag.error(`OTEL_TRACES_SAMPLER ${JSON.stringify(name)} is not a known sampler: using parentbased_always_on`);
       return new s.ParentBasedSampler({ root: new s.AlwaysOnSampler() });
   }
-}
-
-/**
- * How long the batch processor holds ended spans before it exports them:
- * OTEL_BSP_SCHEDULE_DELAY when set (the SDK would let a value given in
- * code win over it), else half a second rather than the SDK's 5 s, so a
- * collector sees a call's spans soon after it ends. Under load the delay
- * does not matter for cost: a batch goes out as soon as it holds 512
- * spans (the SDK's maxExportBatchSize, which OTEL_BSP_MAX_EXPORT_BATCH_SIZE
- * and OTEL_BSP_MAX_QUEUE_SIZE still set), and an idle hub exports nothing.
- */
-function scheduleDelayMs(env: NodeJS.ProcessEnv): number {
-  const fromEnv = Number(env.OTEL_BSP_SCHEDULE_DELAY);
-  return env.OTEL_BSP_SCHEDULE_DELAY && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : 500;
 }
