@@ -137,6 +137,41 @@ describe("the encoding batch processor", () => {
     expect(batches.map((b) => b.count)).toEqual([2, 2, 2]);
   });
 
+  it("drops a span it cannot encode alone, leaving none of its bytes in the batch", async () => {
+    const { exporter, batches } = recordingExporter();
+    const processor = new EncodingBatchProcessor(exporter);
+    const { spans, ended } = tracerInto(processor);
+    spans(1);
+    const [good] = ended();
+    // A span whose attributes cannot be read once its name and ids are written.
+    const broken = new Proxy(good!, { get: (t, k) => (k === "attributes" ? { get "boom"() { throw new Error("unreadable"); } } : Reflect.get(t, k)) });
+    processor.onEnd(broken);
+    await processor.forceFlush();
+    expect(batches.map((b) => b.count)).toEqual([2]);
+    expect(Buffer.from(batches[0]!.request).equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(ended())!))).toBe(true);
+    // Its place in the queue is given back.
+    spans(1);
+    await processor.forceFlush();
+    expect(batches.map((b) => b.count)).toEqual([2, 2]);
+  });
+
+  it("ends a flush once what had ended before it is sent, while spans go on ending", async () => {
+    const { exporter, batches } = recordingExporter();
+    const processor = new EncodingBatchProcessor(exporter, { maxExportBatchSize: 4, scheduledDelayMillis: 60_000 });
+    const { spans } = tracerInto(processor);
+    spans(3);
+    let flushed = false;
+    const flush = processor.forceFlush().then(() => (flushed = true));
+    for (let i = 0; i < 20 && !flushed; i++) {
+      spans(1);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await flush;
+    expect(flushed).toBe(true);
+    expect(batches[0]!.count).toBe(4);
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+  });
+
   it("takes no unsampled span, encodes nothing after shutdown, and shuts the exporter down once", async () => {
     const { exporter, batches } = recordingExporter();
     const processor = new EncodingBatchProcessor(exporter);

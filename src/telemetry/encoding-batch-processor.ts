@@ -54,9 +54,10 @@ export function batchOptionsFromEnv(env: NodeJS.ProcessEnv, defaults: EncodingBa
  * except that it holds bytes rather than spans: the spans that end in an
  * event-loop turn are encoded to OTLP right after that turn (setImmediate)
  * and dropped. The SDK's processor holds each span until its batch of 512
- * is sent, by then long enough for the span and everything it points at
- * (attributes, contexts, times) to have survived two scavenges into V8's
- * old space, which only a full collection frees: the profile of a traced
+ * is sent (about 230 calls later on a hub under load), long enough for
+ * the span and everything it points at (attributes, contexts, times) to
+ * survive scavenges into V8's old space, which only a full collection
+ * frees: the profile of a traced
  * hub put most of what tracing added to a call in the garbage collector
  * and in a general slow-down, not in the tracing code. Encoding after the
  * turn rather than in `span.end()` keeps it off the call's answer: a
@@ -74,7 +75,10 @@ export class EncodingBatchProcessor implements SpanProcessor {
   private exporting = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private idleWaiters: (() => void)[] = [];
+  /** Batches sealed so far, and how many of them have been exported or failed: what a flush waits for. */
+  private sealed = 0;
+  private settled = 0;
+  private flushes: { readonly upTo: number; readonly resolve: () => void }[] = [];
   private shutdownPromise: Promise<void> | undefined;
   private readonly options: EncodingBatchOptions;
 
@@ -109,7 +113,14 @@ export class EncodingBatchProcessor implements SpanProcessor {
     if (spans.length === 0) return;
     this.ended = [];
     for (const s of spans) {
-      this.builder.add(s);
+      try {
+        this.builder.add(s);
+      } catch (e) {
+        // Dropped alone (a span the encoder cannot write); the others go out.
+        this.held--;
+        globalErrorHandler(e instanceof Error ? e : new Error(String(e)));
+        continue;
+      }
       if (this.builder.count >= this.options.maxExportBatchSize) this.seal();
     }
     this.pump();
@@ -118,7 +129,9 @@ export class EncodingBatchProcessor implements SpanProcessor {
   /** Ends the batch being built: it is sent next. */
   private seal(): void {
     const count = this.builder.count;
-    if (count > 0) this.ready.push({ request: this.builder.finish(), count });
+    if (count === 0) return;
+    this.ready.push({ request: this.builder.finish(), count });
+    this.sealed++;
   }
 
   /** Sends the next batch when none is in flight; otherwise waits for the partial one's delay. */
@@ -136,11 +149,7 @@ export class EncodingBatchProcessor implements SpanProcessor {
         this.seal();
         this.pump();
       }, this.options.scheduledDelayMillis).unref();
-      return;
     }
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
   }
 
   private send(batch: EncodedSpans): void {
@@ -152,8 +161,10 @@ export class EncodingBatchProcessor implements SpanProcessor {
       clearTimeout(timeout);
       this.held -= batch.count;
       this.exporting = false;
+      this.settled++;
       if (error) globalErrorHandler(error);
       this.pump();
+      this.wakeFlushes();
     };
     // A stuck export holds up the next only so long (exportTimeoutMillis, as the SDK's processor does).
     const timeout = setTimeout(() => settle(new Error("Timeout")), this.options.exportTimeoutMillis).unref();
@@ -172,14 +183,29 @@ export class EncodingBatchProcessor implements SpanProcessor {
     this.timer = undefined;
   }
 
-  /** Encodes and sends every span that has ended; resolves once all of them have been exported (or failed to be). */
+  /**
+   * Encodes and sends every span that has ended; resolves once all of them
+   * have been exported (or failed to be). Spans that end meanwhile go in
+   * later batches and are not waited for: a flush under load still ends.
+   */
   forceFlush(): Promise<void> {
     this.encodeEnded();
     this.seal();
+    const upTo = this.sealed;
+    if (this.settled >= upTo) return Promise.resolve();
     return new Promise((resolve) => {
-      this.idleWaiters.push(resolve);
+      this.flushes.push({ upTo, resolve });
       this.pump();
     });
+  }
+
+  /** Batches go out in the order they were sealed: a flush is done once the last batch it sealed has settled. */
+  private wakeFlushes(): void {
+    if (this.flushes.length === 0) return;
+    const done = this.flushes.filter((f) => this.settled >= f.upTo);
+    if (done.length === 0) return;
+    this.flushes = this.flushes.filter((f) => this.settled < f.upTo);
+    for (const f of done) f.resolve();
   }
 
   shutdown(): Promise<void> {

@@ -328,7 +328,14 @@ export class TraceRequestBuilder {
   add(s: ReadableSpan): void {
     let g = this.last;
     if (g?.resource !== s.resource || g.scope !== s.instrumentationScope) g = this.last = this.group(s.resource, s.instrumentationScope);
-    span(g.spans, s);
+    const mark = g.spans.pos;
+    try {
+      span(g.spans, s);
+    } catch (e) {
+      // A span that cannot be encoded leaves no half-written bytes in the request.
+      g.spans.pos = mark;
+      throw e;
+    }
     this.count++;
   }
 
