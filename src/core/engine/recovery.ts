@@ -13,8 +13,15 @@ import type { TaskWriter } from "./task-writer.js";
  * their agent runs died with it. They end FAILED, saying why.
  */
 export async function recoverInFlight(deps: StrandedDeps): Promise<number> {
+  // In a fleet the start is the replica's first sweep (the store's inFlight claims orphans of whichever replica
+  // stopped, not this process's own tasks): they are failed as every sweep fails them (docs/postgres-fleet.md).
+  if (deps.store.fleet) return failStranded(deps, await deps.store.inFlight(), STOPPED, STOPPED_LOG);
   return failStranded(deps, await deps.store.inFlight(), "The server restarted while this task was in flight; it did not finish.", "failed tasks left in flight by the previous process");
 }
+
+/** Why a swept task failed, and the log line of a sweep that failed some. */
+const STOPPED = "The server that ran this task stopped while it was in flight; it did not finish.";
+const STOPPED_LOG = "failed tasks left in flight by a replica that stopped";
 
 /**
  * Tasks in flight on a replica of the fleet that stopped renewing its lease
@@ -22,7 +29,7 @@ export async function recoverInFlight(deps: StrandedDeps): Promise<number> {
  * failed as a restart fails them on a single hub.
  */
 export async function sweepOrphans(deps: StrandedDeps, fleet: Fleet): Promise<number> {
-  return failStranded(deps, await fleet.sweep(), "The server that ran this task stopped while it was in flight; it did not finish.", "failed tasks left in flight by a replica that stopped");
+  return failStranded(deps, await fleet.sweep(), STOPPED, STOPPED_LOG);
 }
 
 interface StrandedDeps {
