@@ -15,9 +15,24 @@ export interface ServerUnderTest {
 
 const START_TIMEOUT_MS = 60_000;
 
+/**
+ * V8 flags of every server the bench measures. `--no-memory-reducer`: after
+ * a few seconds without allocation V8 shrinks an idle heap, and the
+ * server's next seconds under load run slower while it grows back. The
+ * side-by-side sections load their servers in turn, so each idles between
+ * its runs, some longer than others (the telemetry section's "off" runs
+ * every other slot; the others wait out several): measured with four
+ * identical hubs in that schedule (gRPC, 32 connections, 6 rounds), the
+ * one that had idled longest read 14-28% more CPU per call than "off"
+ * round after round, and with the flag none did (-5% to +5%). A server
+ * under steady load never idles, so the flag removes an artifact of taking
+ * turns, not a cost of the code; every server gets it alike.
+ */
+const SERVER_NODE_FLAGS: readonly string[] = ["--no-memory-reducer"];
+
 /** Baseline (a): bare node:http answering a fixed small JSON. */
 export async function startBareNode(pinning: CpuPinning): Promise<ServerUnderTest> {
-  const child = new Child("bare-node-server", [...pinning.server, ...nodeTs("bench/servers/bare-node-server.ts")]);
+  const child = new Child("bare-node-server", [...pinning.server, ...nodeTs("bench/servers/bare-node-server.ts", [], SERVER_NODE_FLAGS)]);
   const m = await child.waitForLine(/^READY (.*)$/, START_TIMEOUT_MS);
   const { port } = JSON.parse(m[1]!) as { port: number };
   return { child, url: `http://127.0.0.1:${port}/` };
@@ -25,7 +40,7 @@ export async function startBareNode(pinning: CpuPinning): Promise<ServerUnderTes
 
 /** The RPC stack's ceiling: connect-node on the hub's one-port host, a fixed Task (bench/servers/bare-connect-server.ts). */
 export async function startBareConnect(pinning: CpuPinning): Promise<ServerUnderTest> {
-  const child = new Child("bare-connect-server", [...pinning.server, ...nodeTs("bench/servers/bare-connect-server.ts")]);
+  const child = new Child("bare-connect-server", [...pinning.server, ...nodeTs("bench/servers/bare-connect-server.ts", [], SERVER_NODE_FLAGS)]);
   const m = await child.waitForLine(/^READY (.*)$/, START_TIMEOUT_MS);
   const { port } = JSON.parse(m[1]!) as { port: number };
   return { child, url: `http://127.0.0.1:${port}/` };
@@ -43,7 +58,7 @@ function migrateSdkDatabase(dir: string): string {
 export async function startSdk(pinning: CpuPinning, store: "memory" | "sqlite", dir: string): Promise<ServerUnderTest & { dbFile?: string }> {
   const dbFile = store === "sqlite" ? migrateSdkDatabase(dir) : undefined;
   const args = ["--store", store, ...(dbFile ? ["--db", dbFile] : [])];
-  const child = new Child(`sdk-server (${store})`, [...pinning.server, ...nodeTs("bench/servers/sdk-server.ts", args)]);
+  const child = new Child(`sdk-server (${store})`, [...pinning.server, ...nodeTs("bench/servers/sdk-server.ts", args, SERVER_NODE_FLAGS)]);
   const m = await child.waitForLine(/^READY (.*)$/, START_TIMEOUT_MS);
   const { jsonrpcPort, grpcPort } = JSON.parse(m[1]!) as { jsonrpcPort: number; grpcPort: number };
   return { child, url: `http://127.0.0.1:${jsonrpcPort}/`, grpcUrl: `http://127.0.0.1:${grpcPort}/`, dbFile };
@@ -64,7 +79,7 @@ export interface HubChildOptions {
  * RSS is the server's.
  */
 export async function startHubChild(pinning: CpuPinning, dataDir: string, options: HubChildOptions = {}): Promise<ServerUnderTest> {
-  const flags = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [];
+  const flags = [...SERVER_NODE_FLAGS, ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [])];
   // The hub's defaults are what is measured: no A2A_HUB_* settings (rate limits, tenants) leak in from the caller.
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_") && !k.startsWith("OTEL_"))), ...options.env };
   const child = new Child("a2a-hub", [...pinning.server, process.execPath, ...flags, "bin/start.mjs", "--port", "0", "--data", dataDir], { env });
