@@ -2,7 +2,7 @@ import { loadavg } from "node:os";
 import type { BenchOptions } from "./bench-options.js";
 import type { CpuPinning } from "./cpu-pinning.js";
 import { gitRevision, type MachineInfo } from "./machine-info.js";
-import type { BenchResults, UnaryCell, UnaryRow } from "./results.js";
+import type { BenchResults, ProfileResult, UnaryCell, UnaryRow } from "./results.js";
 import { ratio, spread, type Spread } from "./stats.js";
 import { bracketedShare, evaluateTargets } from "./targets.js";
 
@@ -353,7 +353,8 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
             `Only samples taken during the timed load count: busy ${ms(p.busyMs)} ms, idle ${ms(p.idleMs)} ms (V8 samples a thread blocked in a system call, such as a SQLite write, as busy in the calling function). Self time as a share of busy time:\n\n` +
             table(["self %", "self ms", "function", "where"], (p.frames ?? []).map((fr) => [fr.selfPct.toFixed(1), fr.selfMs.toFixed(0), fr.fn, fr.where])) +
             "\n\nBy area:\n\n" +
-            table(["area", "self %"], (p.byArea ?? []).map((a) => [a.area, a.selfPct.toFixed(1)]))),
+            table(["area", "self %"], (p.byArea ?? []).map((a) => [a.area, a.selfPct.toFixed(1)])) +
+            gcLine(p.gc)),
     );
   }
 
@@ -365,4 +366,12 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   for (const r of results.postgres?.rows ?? []) notes.push(`- postgres ${r.id}: ${r.stored ?? "?"} tasks stored for ${r.served ?? "?"} good answers${r.note ? `; ${r.note}` : ""}`);
   if (notes.length > 0) parts.push("## Notes\n\n" + notes.join("\n"));
   return parts.join("\n\n") + "\n";
+}
+
+/** The collector's pauses during the profiled load (the hub runs under --trace-gc there too), per collector and per call answered. */
+function gcLine(gc: ProfileResult["gc"]): string {
+  if (!gc || gc.calls === 0) return "";
+  const kind = (name: string, k: { count: number; ms: number }): string =>
+    `${k.count} ${name} (${k.ms.toFixed(0)} ms in all, ${k.count ? (k.ms / k.count).toFixed(1) : "0"} ms each, ${((k.ms * 1000) / gc.calls).toFixed(1)} µs per call)`;
+  return `\n\nGarbage collection during the timed load (--trace-gc; ${gc.calls} calls answered; a mark-compact counts its incremental marking steps): ${kind("scavenges", gc.scavenge)}; ${kind("mark-compacts", gc.markCompact)}.`;
 }

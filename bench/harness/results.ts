@@ -1,3 +1,4 @@
+import type { GcTally } from "./gc-trace.js";
 import type { Spread } from "./stats.js";
 
 /** Whether a measure produced figures, and if not, why. */
@@ -148,6 +149,8 @@ export interface ProfileResult {
   byArea?: Array<{ area: string; selfPct: number }>;
   busyMs?: number;
   idleMs?: number;
+  /** The collector during the timed load (--trace-gc), and the calls answered then. */
+  gc?: GcTally & { calls: number };
 }
 
 /** Everything one bench run measured. */

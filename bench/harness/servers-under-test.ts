@@ -68,6 +68,8 @@ export async function startSdk(pinning: CpuPinning, store: "memory" | "sqlite", 
 export interface HubChildOptions {
   /** Directory to write a V8 CPU profile to when the hub exits (node --cpu-prof). */
   readonly cpuProfDir?: string;
+  /** Run under node --trace-gc: the collector prints a line per collection on stdout (gc-trace.ts reads them). */
+  readonly traceGc?: boolean;
   /** Settings for this hub (A2A_HUB_*, OTEL_*), over the caller's environment stripped of both. */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -79,7 +81,7 @@ export interface HubChildOptions {
  * RSS is the server's.
  */
 export async function startHubChild(pinning: CpuPinning, dataDir: string, options: HubChildOptions = {}): Promise<ServerUnderTest> {
-  const flags = [...SERVER_NODE_FLAGS, ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : [])];
+  const flags = [...SERVER_NODE_FLAGS, ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfDir] : []), ...(options.traceGc ? ["--trace-gc"] : [])];
   // The hub's defaults are what is measured: no A2A_HUB_* settings (rate limits, tenants) leak in from the caller.
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("A2A_HUB_") && !k.startsWith("OTEL_"))), ...options.env };
   const child = new Child("a2a-hub", [...pinning.server, process.execPath, ...flags, "bin/start.mjs", "--port", "0", "--data", dataDir], { env });

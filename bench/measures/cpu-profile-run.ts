@@ -2,12 +2,16 @@
  * A CPU profile of a2a-hub under SendMessage load, for whoever optimizes
  * it: the hub runs under node --cpu-prof while autocannon loads it at 32
  * connections, over JSON-RPC when it is served and Connect unary JSON
- * otherwise; the profile is written when the hub exits gracefully.
+ * otherwise; the profile is written when the hub exits gracefully. The
+ * hub also runs under --trace-gc, and the collections during the timed
+ * load are tallied (gc-trace.ts): the profile's largest frame, split by
+ * collector.
  */
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BenchContext } from "../harness/bench-context.js";
 import { topSelfFrames, type ProfileWindow } from "../harness/cpu-profile.js";
+import { GcTrace } from "../harness/gc-trace.js";
 import { runLoader } from "../harness/loader-process.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
 import { CONNECT_JSON_HEADERS, JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson } from "../harness/request-bodies.js";
@@ -23,7 +27,9 @@ export async function measureProfile(ctx: BenchContext, profileDir: string): Pro
   try {
     mkdirSync(profileDir, { recursive: true });
     const before = new Set(readdirSync(profileDir));
-    srv = await startHubChild(ctx.pinning, ctx.freshDir("hub-profile"), { cpuProfDir: profileDir });
+    srv = await startHubChild(ctx.pinning, ctx.freshDir("hub-profile"), { cpuProfDir: profileDir, traceGc: true });
+    const gc = new GcTrace();
+    srv.child.onLine((line) => gc.line(line));
     const jsonrpc = await fetch(srv.url, { method: "POST", headers: JSON_HEADERS, body: jsonRpcBody("SendMessage", sendMessageJson()) });
     await jsonrpc.arrayBuffer();
     const load =
@@ -36,18 +42,25 @@ export async function measureProfile(ctx: BenchContext, profileDir: string): Pro
     // Only the timed load counts: start-up (module loading) and warm-up stay out.
     const clockUs = () => Number(process.hrtime.bigint() / 1000n);
     const window = { fromUs: NaN, toUs: NaN };
-    const r = await runLoader<{ error?: string }>(
+    const r = await runLoader<{ error?: string; runs?: Array<{ requests: number }> }>(
       "bench/loaders/autocannon-loader.ts",
       { url: load.url, headers: load.headers, body: load.body, connections: 32, warmupSec: 0.5, durationSec: ctx.options.profileSec, runs: 1, check: load.check },
       ctx.pinning,
       ctx.options.profileSec * 1000 + 60_000,
       (child) =>
         child.onLine((line) => {
-          if (line.startsWith("MARK start")) window.fromUs = clockUs();
-          if (line.startsWith("MARK end")) window.toUs = clockUs();
+          if (line.startsWith("MARK start")) {
+            window.fromUs = clockUs();
+            gc.counting = true;
+          }
+          if (line.startsWith("MARK end")) {
+            window.toUs = clockUs();
+            gc.counting = false;
+          }
         }),
     );
     if (r.error) throw new Error(r.error);
+    result.gc = { ...gc.result(), calls: r.runs?.[0]?.requests ?? 0 };
     // SIGINT is the hub's graceful stop; V8 writes the profile as the process exits.
     await srv.child.stop("SIGINT", 30_000);
     const written = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile") && !before.has(f));

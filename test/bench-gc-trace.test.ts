@@ -1,0 +1,48 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { GcTrace } from "../bench/harness/gc-trace.js";
+
+/**
+ * The bench's profile section tallies the hub's collections from what V8
+ * prints under --trace-gc (bench/harness/gc-trace.ts). The lines are read
+ * from a real Node process here, so a Node whose trace format changed
+ * fails this test instead of leaving the report's GC line silently empty.
+ */
+describe("the bench's --trace-gc tally", () => {
+  /** A Node process that allocates enough short-lived objects to be scavenged, then asks for a full collection. */
+  const traced = (): string[] =>
+    execFileSync(
+      process.execPath,
+      [
+        "--trace-gc",
+        "--expose-gc",
+        "--max-semi-space-size=1",
+        "-e",
+        "let keep = []; for (let i = 0; i < 200000; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 1000) keep = []; } globalThis.gc();",
+      ],
+      { encoding: "utf8" },
+    ).split("\n");
+
+  it("counts the scavenges and mark-compacts a process printed, with their pauses", () => {
+    const lines = traced();
+    const gc = new GcTrace();
+    gc.counting = true;
+    for (const line of lines) gc.line(line);
+    const { scavenge, markCompact } = gc.result();
+    expect(scavenge.count).toBe(lines.filter((l) => l.includes(": Scavenge")).length);
+    expect(scavenge.count).toBeGreaterThan(0);
+    expect(markCompact.count).toBe(lines.filter((l) => l.includes(": Mark-Compact")).length);
+    expect(markCompact.count).toBeGreaterThan(0);
+    expect(scavenge.ms).toBeGreaterThan(0);
+    expect(markCompact.ms).toBeGreaterThan(0);
+  });
+
+  it("counts nothing while it is not counting, and ignores lines that are not the collector's", () => {
+    const gc = new GcTrace();
+    for (const line of traced()) gc.line(line);
+    gc.counting = true;
+    gc.line("a2a-hub listening on http://127.0.0.1:1/");
+    gc.line("MARK start 0");
+    expect(gc.result()).toEqual({ scavenge: { count: 0, ms: 0 }, markCompact: { count: 0, ms: 0 } });
+  });
+});
