@@ -127,7 +127,7 @@ export class TaskEngine {
     // flight that no run holds is an orphan of a dead replica, which a sweep fails: the message only joins it.
     const orphan = this.store.fleet !== undefined && !isSettled(task.state);
     const joining = this.runs.has(this.key(scope, task.id)) || task.runningElsewhere === true || orphan;
-    const run = joining ? undefined : newRun({ ...address, agent, userMessage, options, created: true, state: TaskState.WORKING });
+    const run = joining ? undefined : newRun({ scope, taskId: task.id, contextId: task.contextId, agent, userMessage, options, created: true, state: TaskState.WORKING });
     if (run) this.lifecycle.register(run);
     this.writer.appendHistory(scope, task.id, userMessage);
     this.writer.rememberSent(scope, options, { taskId: task.id });

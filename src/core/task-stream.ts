@@ -45,9 +45,7 @@ export function listen(engine: TaskEngine, scope: StoreScope, taskId: string, li
   const unsubscribe = engine.bus.subscribe(engine.key(scope, taskId), (e) => queue.push(e));
   const untrack = engine.trackStream({
     close: () => queue.close(),
-    get depth() {
-      return queue.depth;
-    },
+    depth: () => queue.depth,
     catchUp: () => queue.requestCatchUp(CATCH_UP),
   });
   queue.whenClosed(() => {

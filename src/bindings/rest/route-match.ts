@@ -32,7 +32,7 @@ function matchSegments(method: string, segments: readonly string[], prefix: Read
   for (const route of REST_ROUTES) {
     const fields = matchTemplate(route.template, segments, VERBS);
     if (fields === undefined) continue;
-    if (route.method === method) return { kind: "found", route, fields: { ...prefix, ...fields } };
+    if (route.method === method) return { kind: "found", route, fields: Object.assign({}, prefix, fields) };
     if (!allow.includes(route.method)) allow.push(route.method);
   }
   return allow.length > 0 ? { kind: "wrongMethod", allow } : { kind: "notFound" };

@@ -7,8 +7,13 @@
 /** What the engine needs of an open stream. */
 export interface OpenStream {
   close(): void;
-  /** Events buffered for its reader. */
-  readonly depth?: number;
+  /**
+   * Events buffered for its reader. A function, not a getter: a getter in
+   * the object literal a stream registers with would put a hidden class of
+   * its own in V8's old generation for every stream (run-context.ts says
+   * what that costs the collector).
+   */
+  depth?(): number;
   /** Makes its reader catch up from the task's log (wake-ups from other replicas may have been lost). */
   catchUp?(): void;
 }
@@ -27,7 +32,7 @@ export class OpenStreams {
     let total = 0;
     let max = 0;
     for (const s of this.streams) {
-      const d = s.depth ?? 0;
+      const d = s.depth?.() ?? 0;
       total += d;
       if (d > max) max = d;
     }

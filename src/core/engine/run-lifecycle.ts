@@ -6,11 +6,12 @@
  * this is about the agent's execution, not about what it publishes.
  */
 import { TaskState, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { AgentExecutor, ExecutionContext } from "../../execution/index.js";
+import type { AgentExecutor } from "../../execution/index.js";
 import { A2AError, isSettled, isTerminal, stateName } from "../../protocol/index.js";
 import type { Logger } from "../logger.js";
 import type { AgentEvents } from "./agent-events.js";
 import type { LostWrites } from "./lost-writes.js";
+import { RunContext } from "./run-context.js";
 import type { RunRegistry } from "./run-registry.js";
 import { systemMessage, type Run } from "./run.js";
 import type { TaskWriter } from "./task-writer.js";
@@ -53,20 +54,7 @@ export class RunLifecycle {
 
   /** Executes a registered run's agent. */
   execute(run: Run, before: Task | undefined): void {
-    const context: ExecutionContext = {
-      taskId: run.taskId,
-      contextId: run.contextId,
-      message: run.userMessage,
-      task: before,
-      // Read on demand: AbortController makes its signal (an EventTarget, ~1% of a SendMessage's CPU) on first read, and an agent that finishes in one turn never reads it.
-      get signal() {
-        return run.controller.signal;
-      },
-      tenant: run.scope.tenant,
-      agentId: run.agent.id,
-      extensions: run.options.extensions,
-      traceContext: run.options.traceContext,
-    };
+    const context = new RunContext(run, before);
     const sink = this.deps.events.sinkFor(run);
     run.context = context;
     run.sink = sink;

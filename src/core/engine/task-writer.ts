@@ -118,7 +118,8 @@ export class TaskWriter {
   /** §3.3.1: records what a client message led to, in the open batch, so the record is as durable as the outcome. */
   rememberSent(scope: StoreScope, options: RunOptions, outcome: { taskId?: string; reply?: Message }): void {
     if (!options.record) return;
-    this.deps.store.rememberSent(scope, { ...options.record, ...outcome });
+    // Written out, not spread together: a spread that adds keys gives each object a hidden class of its own (docs/hot-path-objects.md).
+    this.deps.store.rememberSent(scope, { key: options.record.key, fingerprint: options.record.fingerprint, taskId: outcome.taskId, reply: outcome.reply });
   }
 
   /** Stores a status change, logs and publishes its event; the one path every status takes. */
