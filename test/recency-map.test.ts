@@ -24,6 +24,19 @@ describe("RecencyMap (the task records' LRU order)", () => {
     expect(m.size).toBe(0);
   });
 
+  it("deletes an entry by key from anywhere in the order, and a missing key is no-op", () => {
+    const m = new RecencyMap<string>();
+    for (const k of ["a", "b", "c", "d"]) m.set(k, k);
+    m.delete("b");
+    m.delete("a");
+    m.delete("d");
+    m.delete("missing");
+    expect(m.peek("b")).toBeUndefined();
+    m.set("e", "e");
+    expect(m.size).toBe(2);
+    expect(drain(m)).toEqual(["c", "e"]);
+  });
+
   it("keeps its order through uses of the newest and oldest entries, drops, and a clear", () => {
     const m = new RecencyMap<number>();
     for (let i = 0; i < 5; i++) m.set(`k${i}`, i);

@@ -18,6 +18,7 @@ import {
   type Message,
 } from "../gen/a2a/v1/a2a_pb.js";
 import { SqliteTaskStore, type StoreScope, type TaskPage } from "../src/store/index.js";
+import { SETTLED_RECORDS } from "../src/store/sqlite/index.js";
 
 /**
  * The SQLite store holds the task rows it writes and writes each once per
@@ -565,6 +566,30 @@ describe("SQLite store: task rows", () => {
     // The next write goes on from what is stored.
     expect(setStatus("f", TaskState.WORKING)).toBe(2);
     expect(store.eventsAfter(scope, "f", 0).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it("holds settled tasks apart and only the last few: a task in flight stays held while many others settle", () => {
+    store.beginBatch();
+    createTask("in-flight");
+    setStatus("in-flight", TaskState.WORKING);
+    store.commitBatch();
+    const settledCount = SETTLED_RECORDS + 36;
+    store.beginBatch();
+    for (let i = 0; i < settledCount; i++) {
+      createTask(`done-${i}`);
+      setStatus(`done-${i}`, TaskState.COMPLETED);
+    }
+    store.commitBatch();
+    // Rows changed behind the store's back show which tasks it reads from the table and which it holds.
+    const db = new Database(file);
+    try {
+      db.prepare(`UPDATE tasks SET last_seq = 99 WHERE id IN ('in-flight', 'done-0', 'done-${settledCount - 1}')`).run();
+    } finally {
+      db.close();
+    }
+    expect(store.getHead(scope, "in-flight")?.lastSeq).toBe(2);
+    expect(store.getHead(scope, `done-${settledCount - 1}`)?.lastSeq).toBe(2);
+    expect(store.getHead(scope, "done-0")?.lastSeq).toBe(99);
   });
 
   it("holds a bounded number of rows: a task read back after many others is read from the table", () => {

@@ -33,10 +33,13 @@ export class BodyTimeoutError extends BodyAbortedError {
 /**
  * How to stop the body read in progress on a request with an error: a
  * property under a private symbol, not a WeakMap entry per request (an
- * ephemeron the garbage collector traces each time).
+ * ephemeron the garbage collector traces each time). The property holds an
+ * object that holds the function, never the function itself: a closure
+ * put straight on Node's IncomingMessage made every request's objects
+ * outlive young-generation collections (docs/hot-path-objects.md).
  */
 const STOP = Symbol("a2a-hub body read");
-type Reading = HttpRequest & { [STOP]?: (error: Error) => void };
+type Reading = HttpRequest & { [STOP]?: { readonly stop: (error: Error) => void } };
 
 /**
  * Ends the body read in progress on `req` with a BodyTimeoutError, so the
@@ -45,9 +48,9 @@ type Reading = HttpRequest & { [STOP]?: (error: Error) => void };
  * its body timer for the request expires.
  */
 export function expireBody(req: HttpRequest, timeoutMs: number): boolean {
-  const stop = (req as Reading)[STOP];
-  if (!stop) return false;
-  stop(new BodyTimeoutError(timeoutMs));
+  const reading = (req as Reading)[STOP];
+  if (!reading) return false;
+  reading.stop(new BodyTimeoutError(timeoutMs));
   return true;
 }
 
@@ -100,11 +103,13 @@ export function readBody(req: HttpRequest, limit: number = DEFAULT_MAX_BODY_BYTE
       cleanup();
       reject(new BodyAbortedError("the client closed the connection before the body was complete"));
     };
-    (req as Reading)[STOP] = (error) => {
-      cleanup();
-      chunks.length = 0;
-      req.pause();
-      reject(error);
+    (req as Reading)[STOP] = {
+      stop: (error) => {
+        cleanup();
+        chunks.length = 0;
+        req.pause();
+        reject(error);
+      },
     };
     req.on("data", onData);
     req.on("end", onEnd);

@@ -58,6 +58,14 @@ export class RecencyMap<V> {
     return this.oldest?.value;
   }
 
+  /** Drops the entry under `key`, if any. */
+  delete(key: string): void {
+    const e = this.byKey.get(key);
+    if (!e) return;
+    this.unlink(e);
+    this.byKey.delete(key);
+  }
+
   /** Drops the least recently used entry. */
   dropOldest(): void {
     const e = this.oldest;
