@@ -5,7 +5,7 @@ import type { ArtifactHead } from "./artifacts.js";
 import { HeldChildren, type ArtifactRowsChange } from "./held-children.js";
 import { RecencyMap } from "./recency-map.js";
 import type { TaskCounts } from "./task-counts.js";
-import { sourceOf, type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
+import { type FullTaskRow, type NewTaskRow, type TaskRows } from "./task-rows.js";
 
 /** What a record holds that the table does not have yet. */
 export const enum Pending {
@@ -215,22 +215,26 @@ export class TaskRecords {
       this.counts.move(r.tenant, r.agent, r.storedState, r.state);
       r.storedState = r.state;
       r.pending = Pending.None;
+      if (isTerminal(r.state)) this.settle(keyOf(r.tenant, r.agent, r.id), r);
     }
     this.counts.write();
-    for (const r of this.dirty) if (isTerminal(r.state)) this.settle(r);
     this.dirty.clear();
     this.trim();
   }
 
-  /** Moves a written record of a task in a terminal state to the settled records. */
-  private settle(r: TaskRecord): void {
-    const key = keyOf(r.tenant, r.agent, r.id);
-    if (this.byKey.peek(key) === r) {
-      this.byKey.delete(key);
-      this.bytes -= sizeOf(r);
-    }
+  /** Holds a written record of a task in a terminal state with the settled records (out of byKey, if it was there). */
+  private settle(key: string, r: TaskRecord): void {
+    this.release(key);
     this.settled.set(key, r);
     this.trimSettled();
+  }
+
+  /** Drops the record byKey holds under `key`, if any, and its bytes. */
+  private release(key: string): void {
+    const before = this.byKey.peek(key);
+    if (!before) return;
+    this.byKey.delete(key);
+    this.bytes -= sizeOf(before);
   }
 
   /** Drops the least recently used settled records beyond SETTLED_RECORDS; one not yet written stays until it is. */
@@ -253,16 +257,13 @@ export class TaskRecords {
   }
 
   private hold(key: string, record: TaskRecord): TaskRecord {
-    const before = this.byKey.peek(key);
-    if (before) this.bytes -= sizeOf(before);
-    this.settled.delete(key);
     // A task read back from its row that is already settled goes with the settled records.
     if (record.pending === Pending.None && isTerminal(record.state)) {
-      if (before) this.byKey.delete(key);
-      this.settled.set(key, record);
-      this.trimSettled();
+      this.settle(key, record);
       return record;
     }
+    this.settled.delete(key);
+    this.release(key);
     this.byKey.set(key, record);
     this.bytes += sizeOf(record);
     this.trim();
@@ -281,22 +282,21 @@ export class TaskRecords {
 }
 
 function fromRow(row: FullTaskRow): TaskRecord {
-  const source = sourceOf(row);
   const values = {
-    pk: source.pk,
+    pk: row.pk,
     tenant: row.tenant,
     agent: row.agent,
-    id: source.id,
-    contextId: source.contextId,
-    metadata: source.metadata,
+    id: row.id,
+    contextId: row.context_id,
+    metadata: row.metadata,
     createdMs: 0,
     state: row.state as TaskState,
-    status: source.status,
+    status: row.status,
     statusMs: row.status_ms,
     touch: row.touch,
     lastSeq: row.last_seq,
-    historyCount: source.historyCount,
-    artifactCount: source.artifactCount,
+    historyCount: row.history_count,
+    artifactCount: row.artifact_count,
     mayPush: row.has_push === 1,
   };
   return recordOf(values, row.state as TaskState, Pending.None, undefined);
