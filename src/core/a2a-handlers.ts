@@ -18,6 +18,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
+import type { WireAnswer } from "./wire-answer.js";
 
 /** An event of a stream with its position in the task's event log (the SSE `id:`). */
 export interface SequencedEvent {
@@ -56,5 +57,10 @@ export interface A2AStreams {
   subscribeSequenced(req: SubscribeToTaskRequest, ctx: HandlerContext, afterSeq?: number): AsyncIterable<SequencedEvent>;
 }
 
+/** What the protobuf bindings use beyond the RPCs: the same answers, already in protobuf binary (wire-answer.ts). */
+export interface A2AWireAnswers {
+  sendMessageWire(req: SendMessageRequest, ctx: HandlerContext): Promise<WireAnswer>;
+}
+
 /** The service as facades see it. */
-export type A2AServiceApi = A2AHandlers & A2AStreams;
+export type A2AServiceApi = A2AHandlers & A2AStreams & A2AWireAnswers;

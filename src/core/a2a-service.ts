@@ -101,6 +101,7 @@ export function createA2ACore(options: CoreOptions): A2ACore {
     deleteTaskPushNotificationConfig: durably(work, (req, ctx) => op.deletePushConfig(deps, ctx, req)),
     getExtendedAgentCard: (req, ctx) => op.getExtendedAgentCard(deps, ctx, req),
     sendStreamingMessageSequenced: (req, ctx: HandlerContext) => op.sendStreamingMessage(deps, ctx, req),
+    sendMessageWire: durably(work, (req, ctx) => op.sendMessageWire(deps, ctx, req)),
     subscribeSequenced: (req, ctx: HandlerContext, afterSeq?: number) => op.subscribeToTask(deps, ctx, req, afterSeq),
   };
   return { service, engine, agents, recovered, stop: () => engine.stop() };

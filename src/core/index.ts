@@ -1,7 +1,8 @@
 /** The core: every A2A semantic, implemented once. Bindings import only this door. */
 export { A2AError, invalidParams, isA2AError, taskNotFound, type A2AErrorOptions, type FieldViolation } from "../protocol/index.js";
 export { A2A_ERROR_DOMAIN, ERROR_TABLE, errorRow, type A2AErrorName, type ErrorRow } from "../protocol/index.js";
-export type { A2AHandlers, A2AServiceApi, A2AStreams, SequencedEvent } from "./a2a-handlers.js";
+export type { A2AHandlers, A2AServiceApi, A2AStreams, A2AWireAnswers, SequencedEvent } from "./a2a-handlers.js";
+export { WireAnswer } from "./wire-answer.js";
 export {
   callScopeKey,
   DEFAULT_TENANT,

@@ -152,6 +152,8 @@ export interface TaskStore {
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number;
   getHead(scope: StoreScope, taskId: string): Maybe<TaskHead | undefined>;
   getTask(scope: StoreScope, taskId: string, view?: TaskView): Maybe<Task | undefined>;
+  /** The same Task in protobuf binary, for a store that holds its bytes: what a gRPC answer carries, never decoded (core/wire-answer.ts). */
+  getTaskWire?(scope: StoreScope, taskId: string, view?: TaskView): Maybe<Uint8Array | undefined>;
   /** A task snapshot and the seq it reflects, read together. */
   snapshot(scope: StoreScope, taskId: string, view?: TaskView): Maybe<{ task: Task; seq: number } | undefined>;
   /** Adds a message to the history without logging an event. */

@@ -253,5 +253,6 @@ export function instrumentService(service: A2AServiceApi, options: ServiceProbeO
     getExtendedAgentCard: p.unary(service.getExtendedAgentCard),
     sendStreamingMessageSequenced: p.stream(service.sendStreamingMessageSequenced, sequenced),
     subscribeSequenced: p.stream(service.subscribeSequenced, sequenced),
+    sendMessageWire: p.unary(service.sendMessageWire),
   };
 }

@@ -2,6 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
 import { ClientGone, EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { WireAnswer } from "../../core/index.js";
 import { toConnectError } from "./connect-errors.js";
 import { joined, readRequestBody } from "./request-body.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
@@ -60,8 +61,9 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     const bytes = await readUnaryBody(req, options.readMaxBytes, deadline);
     const input = entry.serialization.getI(binary).parse(bytes);
     const extensions = judgeCall(options, req, values);
-    const output = await entry.route.invoke(options.service, input, ctx);
-    body = entry.serialization.getO(binary).serialize(output as never);
+    // The binary codec takes an answer the service gives already encoded (core/wire-answer.ts).
+    const output = await ((binary && entry.route.invokeWire) || entry.route.invoke)(options.service, input, ctx);
+    body = output instanceof WireAnswer ? output.bytes : entry.serialization.getO(binary).serialize(output as never);
     // §10.2: the activated extensions are echoed with the answer, as the interceptor does.
     if (extensions) headers[EXTENSIONS_HEADER] = extensions;
   } catch (e) {

@@ -1,7 +1,7 @@
 import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { A2AServiceApi, Logger } from "../../core/index.js";
+import { WireAnswer, type A2AServiceApi, type A2AWireAnswers, type Logger } from "../../core/index.js";
 import { toConnectError } from "./connect-errors.js";
 import type { GrpcCall } from "./grpc-call.js";
 import { grpcFrame } from "./grpc-envelope.js";
@@ -13,7 +13,12 @@ export interface UnaryRoute {
   readonly input: DescMessage;
   readonly output: DescMessage;
   invoke(service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<unknown>;
+  /** The same call answered in protobuf binary, for the RPCs the service can answer so. */
+  invokeWire?(service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<WireAnswer>;
 }
+
+/** The RPCs whose answer the service also gives in protobuf binary, and the method that does (core/wire-answer.ts). */
+const WIRE_ANSWERS: Readonly<Record<string, keyof A2AWireAnswers>> = { sendMessage: "sendMessageWire" };
 
 /** Every unary RPC of the service, by request path: each calls the service method of its name. */
 export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.methods
@@ -22,8 +27,15 @@ export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.meth
     const name = m.localName as keyof A2AServiceApi;
     const invoke = (service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<unknown> =>
       (service[name] as (req: unknown, ctx: HandlerContext) => Promise<unknown>)(message, ctx);
-    return [`/${A2AService.typeName}/${m.name}`, { kind: "unary", method: m, input: m.input, output: m.output, invoke }];
+    const wire = WIRE_ANSWERS[m.localName];
+    const invokeWire = wire && ((service: A2AServiceApi, message: unknown, ctx: HandlerContext) => service[wire](message as never, ctx));
+    return [`/${A2AService.typeName}/${m.name}`, { kind: "unary", method: m, input: m.input, output: m.output, invoke, invokeWire }];
   });
+
+/** The answer's bytes: as the service gave them, or the message it answered with, encoded. */
+function answerBytes(route: UnaryRoute, output: unknown): Uint8Array {
+  return output instanceof WireAnswer ? output.bytes : toBinary(route.output, output as never);
+}
 
 /**
  * Answers a unary gRPC call without connect-node. Why: connect-node runs a
@@ -37,8 +49,8 @@ export async function answerUnary(service: A2AServiceApi, route: UnaryRoute, cal
   let failure;
   try {
     const { ctx, message } = await call.open(route.method, route.input);
-    const output = await route.invoke(service, message, ctx);
-    const frame = grpcFrame(toBinary(route.output, output as never));
+    const output = await (route.invokeWire ?? route.invoke)(service, message, ctx);
+    const frame = grpcFrame(answerBytes(route, output));
     if (call.clientGone) return;
     call.head();
     call.res.write(frame);

@@ -25,6 +25,7 @@ import { isSettled, isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";
 import { checkAcceptedOutputModes, checkHistoryLength, checkMessageLimits, validateClientMessage } from "../validate.js";
 import { checkPushUrl, preparePushConfig, pushVersion } from "./push-configs.js";
+import { messageAnswer, readTaskWire, taskAnswer, type WireAnswer } from "../wire-answer.js";
 
 /** Where SendMessage carries an inline push config (§3.2.2). */
 const PUSH_FIELD = "configuration.taskPushNotificationConfig.";
@@ -110,9 +111,9 @@ async function continuable(deps: CoreDeps, scope: StoreScope, message: Message):
 }
 
 /** Starts the agent on a new task; the claim is released once the outcome is stored. */
-async function start(deps: CoreDeps, p: PreparedSend, taskId: string) {
+async function start(deps: CoreDeps, p: PreparedSend, taskId: string, contextId: string) {
   try {
-    return await deps.engine.startTask(p.scope, p.agent, taskId, p.message, p.message.contextId || newContextId(), p.options);
+    return await deps.engine.startTask(p.scope, p.agent, taskId, p.message, contextId, p.options);
   } finally {
     p.claim.release();
   }
@@ -137,32 +138,56 @@ function claimSend(deps: CoreDeps, ctx: HandlerContext, c: CheckedSend): Promise
   return deps.sends.claim(c.scope, sendKeyOf(c.message, requestHeaderValue(ctx, IDEMPOTENCY_KEY_HEADER), policy), c.message);
 }
 
-/** §3.1.1: a Task (after it settles, unless returnImmediately) or a direct Message. */
-export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<SendMessageResponse> {
+/** What a SendMessage answers with: a direct Message, or the task it created or continued, read once it settled. */
+type SendOutcome =
+  | { readonly reply: Message }
+  | { readonly reply?: undefined; readonly scope: StoreScope; readonly taskId: string; readonly contextId?: string; readonly historyLength?: number };
+
+/** §3.1.1: runs the send and waits (unless returnImmediately) until its task settles; a direct Message instead when the agent answered with one. */
+async function send(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<SendOutcome> {
   const c = check(deps, ctx, req);
   const claim = await claimSend(deps, ctx, c);
   let taskId: string;
+  let contextId: string | undefined;
   if (claim.kind === "prior") {
     // §3.3.1: a retry gets the first attempt's outcome, as it stands now.
-    if (claim.sent.reply) return create(SendMessageResponseSchema, { payload: { case: "message", value: claim.sent.reply } });
+    if (claim.sent.reply) return { reply: claim.sent.reply };
     taskId = priorTaskId(claim.sent);
   } else {
     const p = await prepare(deps, ctx, req, c, claim);
     if (p.existing) {
       taskId = p.existing.id;
+      contextId = p.existing.contextId;
       await join(deps, p, p.existing);
     } else {
       taskId = newTaskId();
-      const first = await start(deps, p, taskId);
-      if (first.kind === "message") return create(SendMessageResponseSchema, { payload: { case: "message", value: first.message } });
+      contextId = p.message.contextId || newContextId();
+      const first = await start(deps, p, taskId, contextId);
+      if (first.kind === "message") return { reply: first.message };
     }
   }
   // §3.2.2: blocking by default, until terminal or interrupted.
   if (!c.returnImmediately) await deps.engine.waitSettled(c.scope, taskId, () => ctx.signal);
   // Both waits above end only after a commit (the settled event and the first outcome are announced then), so a networked store shows what they saw.
-  const task = await deps.store.getTask(c.scope, taskId, { historyLength: c.historyLength });
-  if (!task) throw taskNotFound(taskId);
+  return { scope: c.scope, taskId, contextId, historyLength: c.historyLength };
+}
+
+/** §3.1.1: a Task (after it settles, unless returnImmediately) or a direct Message. */
+export async function sendMessage(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<SendMessageResponse> {
+  const o = await send(deps, ctx, req);
+  if (o.reply) return create(SendMessageResponseSchema, { payload: { case: "message", value: o.reply } });
+  const task = await deps.store.getTask(o.scope, o.taskId, { historyLength: o.historyLength });
+  if (!task) throw taskNotFound(o.taskId);
   return create(SendMessageResponseSchema, { payload: { case: "task", value: task } });
+}
+
+/** The same answer as sendMessage, in protobuf binary: the task as the store holds it, never decoded (wire-answer.ts). */
+export async function sendMessageWire(deps: CoreDeps, ctx: HandlerContext, req: SendMessageRequest): Promise<WireAnswer> {
+  const o = await send(deps, ctx, req);
+  if (o.reply) return messageAnswer(o.reply);
+  const task = await readTaskWire(deps.store, o.scope, o.taskId, { historyLength: o.historyLength });
+  if (!task) throw taskNotFound(o.taskId);
+  return taskAnswer(task, o.taskId, o.contextId);
 }
 
 /**
@@ -228,7 +253,7 @@ async function* streamSend(deps: CoreDeps, ctx: HandlerContext, req: SendMessage
   const queue = listen(deps.engine, p.scope, taskId, deps.limits, ctx);
   let first;
   try {
-    first = await start(deps, p, taskId);
+    first = await start(deps, p, taskId, p.message.contextId || newContextId());
   } catch (e) {
     queue.close();
     throw e;

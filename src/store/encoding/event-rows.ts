@@ -1,4 +1,4 @@
-import { toBinary, type DescMessage } from "@bufbuild/protobuf";
+import { toBinary } from "@bufbuild/protobuf";
 import {
   ArtifactSchema,
   MessageSchema,
@@ -13,6 +13,7 @@ import {
   type StreamResponse,
   type TaskStatus,
 } from "../../../gen/a2a/v1/a2a_pb.js";
+import { fieldNo } from "./field-numbers.js";
 import { artifactHead } from "./row-codecs.js";
 import { fieldValue, fieldValues, withoutField } from "./wire-scan.js";
 
@@ -24,13 +25,6 @@ import { fieldValue, fieldValues, withoutField } from "./wire-scan.js";
  * Only when the event does not carry the very objects being stored (same
  * references) is a row encoded on its own.
  */
-
-/** A field's number, from the generated descriptor (never a copied constant). */
-function fieldNo(schema: DescMessage, localName: string): number {
-  const f = schema.fields.find((x) => x.localName === localName);
-  if (!f) throw new Error(`store: ${schema.typeName} has no field ${localName}`);
-  return f.number;
-}
 
 const F = {
   task: fieldNo(StreamResponseSchema, "task"),

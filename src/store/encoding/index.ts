@@ -3,3 +3,4 @@ export { artifactRows, creationRows, statusRows } from "./event-rows.js";
 export { artifactHead, decode, decodeMetadata, encodeMetadata, expectRow, statusMs } from "./row-codecs.js";
 export { deliveryOf, deliveryStateOf, type DeliveryStateRow, type DueDeliveryRow } from "./push-rows.js";
 export { PackedRun, PackedRuns, unpackRows } from "./packed-rows.js";
+export { taskWire, type ArtifactPieces, type TaskPieces } from "./task-wire.js";

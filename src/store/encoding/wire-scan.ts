@@ -112,3 +112,13 @@ export function withoutField(bytes: Uint8Array, field: number): Uint8Array {
   }
   return out;
 }
+
+/**
+ * Where the first field numbered above `field` begins (the end when none
+ * does): the place toBinary, which writes fields in number order, would
+ * have put `field` in a message encoded without it.
+ */
+export function placeOf(bytes: Uint8Array, field: number): number {
+  for (let c = new Cursor(bytes), from = 0; c.next(); from = c.pos) if (c.field > field) return from;
+  return bytes.length;
+}

@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
-import { ArtifactSchema, PartSchema, type Artifact } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { ArtifactChange } from "../task-store.js";
-import { decode, PackedRuns, unpackRows, type PackedRun } from "../encoding/index.js";
+import { PackedRuns, unpackRows, type ArtifactPieces, type PackedRun } from "../encoding/index.js";
 
 /** What the store keeps in memory of one artifact: enough to append to it or refuse an append. */
 export interface ArtifactHead {
@@ -151,7 +150,7 @@ export class TaskArtifacts {
   }
 
   /** A task's artifacts in the order they first appeared, with their parts. */
-  read(pk: number): Artifact[] {
+  read(pk: number): ArtifactPieces[] {
     // Parts held for this task are written first (inside its transaction): the read then finds them.
     if (this.unwritten.size > 0) {
       const prefix = `${pk} `;
@@ -161,17 +160,17 @@ export class TaskArtifacts {
         this.unwritten.close(key);
       }
     }
-    const artifacts: Array<{ ord: number; artifact: Artifact }> = [];
-    let current: { id: string; artifact: Artifact } | undefined;
+    const artifacts: Array<{ ord: number; head: Uint8Array; parts: Uint8Array[] }> = [];
+    let current: { id: string; parts: Uint8Array[] } | undefined;
     for (const row of this.readStmt.all({ pk })) {
       if (row.idx < 0) {
-        current = { id: row.artifact_id, artifact: decode(ArtifactSchema, row.bytes) };
-        artifacts.push({ ord: row.ord, artifact: current.artifact });
+        current = { id: row.artifact_id, parts: [] };
+        artifacts.push({ ord: row.ord, head: row.bytes, parts: current.parts });
       } else if (current?.id === row.artifact_id) {
-        for (const part of unpackRows(row.bytes, row.n)) current.artifact.parts.push(decode(PartSchema, part));
+        current.parts.push(...unpackRows(row.bytes, row.n));
       }
     }
     if (artifacts.length > 1) artifacts.sort((a, b) => a.ord - b.ord);
-    return artifacts.map((a) => a.artifact);
+    return artifacts;
   }
 }

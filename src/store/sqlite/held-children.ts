@@ -1,9 +1,8 @@
-import { ArtifactSchema, MessageSchema, PartSchema, type Artifact, type Message } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { ArtifactChange } from "../task-store.js";
-import { decode } from "../encoding/index.js";
+import type { ArtifactPieces } from "../encoding/index.js";
 
 /** An artifact as its rows hold it: the head (no parts) and the parts. */
-interface HeldArtifact {
+interface HeldArtifact extends ArtifactPieces {
   readonly id: string;
   head: Uint8Array;
   parts: Uint8Array[];
@@ -63,20 +62,15 @@ export class HeldChildren {
     }
   }
 
-  /** As TaskHistory.read: §3.2.4 undefined = the whole history, 0 = none, n = the n most recent, oldest first. */
-  readHistory(historyLength: number | undefined): Message[] | undefined {
+  /** As TaskHistory.read: §3.2.4 undefined = the whole history, 0 = none, n = the n most recent, oldest first; encoded. */
+  readHistory(historyLength: number | undefined): readonly Uint8Array[] | undefined {
     if (historyLength !== undefined && historyLength <= 0) return undefined;
-    const kept = historyLength === undefined ? this.history : this.history.slice(-historyLength);
-    return kept.map((m) => decode(MessageSchema, m));
+    return historyLength === undefined ? this.history : this.history.slice(-historyLength);
   }
 
-  /** As TaskArtifacts.read: the artifacts in the order they first appeared, with their parts. */
-  readArtifacts(): Artifact[] {
-    return this.artifacts.map((a) => {
-      const artifact = decode(ArtifactSchema, a.head);
-      for (const p of a.parts) artifact.parts.push(decode(PartSchema, p));
-      return artifact;
-    });
+  /** As TaskArtifacts.read: the artifacts in the order they first appeared, each its head and parts, encoded. */
+  readArtifacts(): readonly ArtifactPieces[] {
+    return this.artifacts;
   }
 }
 

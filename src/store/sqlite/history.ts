@@ -1,6 +1,4 @@
 import type Database from "better-sqlite3";
-import { MessageSchema, type Message } from "../../../gen/a2a/v1/a2a_pb.js";
-import { decode } from "../encoding/index.js";
 
 /** Where a message goes in a task's history. */
 export interface HistoryEntry {
@@ -40,13 +38,13 @@ export class TaskHistory {
     if (dropThrough >= 0) this.trimStmt.run(entry.pk, dropThrough);
   }
 
-  /** §3.2.4: undefined = the whole history, 0 = none, n = the n most recent, oldest first. */
-  read(pk: number, historyLength: number | undefined): Message[] | undefined {
-    if (historyLength === undefined) return this.allStmt.all(pk).map((h) => decode(MessageSchema, h.message));
+  /** §3.2.4: undefined = the whole history, 0 = none, n = the n most recent, oldest first; encoded. */
+  read(pk: number, historyLength: number | undefined): Uint8Array[] | undefined {
+    if (historyLength === undefined) return this.allStmt.all(pk).map((h) => h.message);
     if (historyLength <= 0) return undefined;
     return this.lastStmt
       .all(pk, historyLength)
-      .map((h) => decode(MessageSchema, h.message))
+      .map((h) => h.message)
       .reverse();
   }
 }

@@ -1,9 +1,8 @@
 import type Database from "better-sqlite3";
-import { create, toBinary } from "@bufbuild/protobuf";
+import { toBinary } from "@bufbuild/protobuf";
 import {
   MessageSchema,
   TaskSchema,
-  TaskStatusSchema,
   type Message,
   type StreamResponse,
   type Task,
@@ -35,7 +34,7 @@ import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
 import { PushDeliveryLog } from "./push-delivery-log.js";
 import { PushOutbox } from "./push-outbox.js";
-import { decode, decodeMetadata, encodeMetadata, statusMs } from "../encoding/index.js";
+import { decode, encodeMetadata, statusMs, taskWire } from "../encoding/index.js";
 import { SendLedger } from "./send-ledger.js";
 import { TaskList } from "./task-list.js";
 import { TaskCounts } from "./task-counts.js";
@@ -222,24 +221,25 @@ export class SqliteTaskStore implements TaskStore {
 
   /** A Task from its row (or record) and its children: held ones when the record has them, else read from their tables. */
   private load(r: TaskSource & { held?: HeldChildren }, view: TaskView = {}): Task {
-    const task = create(TaskSchema, {
-      id: r.id,
-      contextId: r.contextId,
-      status: decode(TaskStatusSchema, r.status),
-      metadata: decodeMetadata(r.metadata),
-    });
+    return decode(TaskSchema, this.wire(r, view));
+  }
+
+  /** The Task in protobuf binary, put together from the bytes its row and children hold (encoding/task-wire.ts). */
+  private wire(r: TaskSource & { held?: HeldChildren }, view: TaskView): Uint8Array {
     // The row's counters say when a child table has nothing to give.
-    if (r.historyCount > 0) {
-      const history = r.held ? r.held.readHistory(view.historyLength) : this.history.read(r.pk, view.historyLength);
-      if (history) task.history = history;
-    }
-    if (view.includeArtifacts !== false && r.artifactCount > 0) task.artifacts = r.held ? r.held.readArtifacts() : this.artifacts.read(r.pk);
-    return task;
+    const history = r.historyCount === 0 ? undefined : r.held ? r.held.readHistory(view.historyLength) : this.history.read(r.pk, view.historyLength);
+    const artifacts = view.includeArtifacts === false || r.artifactCount === 0 ? undefined : r.held ? r.held.readArtifacts() : this.artifacts.read(r.pk);
+    return taskWire({ id: r.id, contextId: r.contextId, status: r.status, artifacts, history, metadata: r.metadata });
   }
 
   getTask(scope: StoreScope, taskId: string, view?: TaskView): Task | undefined {
     const r = this.records.find(scope, taskId);
     return r && this.load(r, view);
+  }
+
+  getTaskWire(scope: StoreScope, taskId: string, view: TaskView = {}): Uint8Array | undefined {
+    const r = this.records.find(scope, taskId);
+    return r && this.wire(r, view);
   }
 
   snapshot(scope: StoreScope, taskId: string, view?: TaskView): { task: Task; seq: number } | undefined {
