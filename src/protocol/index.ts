@@ -29,3 +29,4 @@ export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type Re
 export * as dialectV03 from "./dialect-v03.js";
 export * as dialectV1 from "./dialect-v1.js";
 export type * from "./v03-types.js";
+export { ProtoWriter, WIRE } from "./proto-writer.js";

@@ -2,79 +2,18 @@ import type { AttributeValue, HrTime, Link } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-node";
+import { ProtoWriter, WIRE } from "../protocol/index.js";
 
-/** Wire types (protobuf encoding §Message Structure). */
-const VARINT = 0;
-const I64 = 1;
-const LEN = 2;
-const I32 = 5;
+const { VARINT, I64, LEN, I32 } = WIRE;
 
 /** OTLP Span.flags (trace.proto): the context's trace flags, "has is_remote" and "is_remote". */
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 
-/**
- * A growing byte buffer that writes protobuf in one pass. A nested message
- * reserves one byte for its length and, when it turns out longer than 127
- * bytes, moves its own bytes up to make room: lengths come out as minimal
- * varints, byte for byte what a size-first encoder writes.
- */
-class Writer {
-  buf = Buffer.allocUnsafe(64 * 1024);
-  pos = 0;
-
-  private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
-  varint(value: number): void {
-    this.room(10);
-    if (value >= 0 && value <= 0xffffffff) {
-      let v = value >>> 0;
-      while (v > 0x7f) {
-        this.buf[this.pos++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-      }
-      this.buf[this.pos++] = v;
-      return;
-    }
-    // int64 beyond 32 bits, negatives as their two's complement (10 bytes).
-    let v = BigInt.asUintN(64, BigInt(value));
-    while (v > 0x7fn) {
-      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
-    }
-    this.buf[this.pos++] = Number(v);
-  }
-
-  tag(field: number, wire: number): void {
-    this.varint((field << 3) | wire);
-  }
-
-  /** Starts a length-delimited field; returns where its length byte is. */
-  open(field: number): number {
-    this.tag(field, LEN);
-    this.room(1);
-    return this.pos++;
-  }
-
-  close(at: number): void {
-    const len = this.pos - at - 1;
-    if (len < 0x80) {
-      this.buf[at] = len;
-      return;
-    }
-    let extra = 0;
-    for (let v = len >>> 7; v > 0; v >>>= 7) extra++;
-    this.room(extra);
-    this.buf.copy(this.buf, at + 1 + extra, at + 1, this.pos);
-    this.pos += extra;
-    let v = len;
-    for (let i = at; v > 0x7f; i++, v >>>= 7) this.buf[i] = (v & 0x7f) | 0x80;
-    this.buf[at + extra] = v;
+/** The OTLP encoder's writer: the shared protobuf writer and the field kinds spans carry. */
+class Writer extends ProtoWriter {
+  constructor() {
+    super(64 * 1024);
   }
 
   string(field: number, s: string): void {
@@ -91,10 +30,7 @@ class Writer {
       // Not ASCII after all: written again below as UTF-8.
       this.pos = mark;
     }
-    const at = this.open(field);
-    this.room(n * 3);
-    this.pos += this.buf.write(s, this.pos, "utf8");
-    this.close(at);
+    this.utf8(field, s);
   }
 
   bytes(field: number, b: Uint8Array): void {
@@ -143,13 +79,6 @@ class Writer {
     this.tag(field, I64);
     this.room(8);
     this.pos = this.buf.writeDoubleLE(v, this.pos);
-  }
-
-  /** The first `n` bytes of `b`, as they are. */
-  raw(b: Uint8Array, n: number): void {
-    this.room(n);
-    this.buf.set(b.subarray(0, n), this.pos);
-    this.pos += n;
   }
 
   done(): Uint8Array {

@@ -1,4 +1,3 @@
-import { toBinary } from "@bufbuild/protobuf";
 import {
   ArtifactSchema,
   MessageSchema,
@@ -14,6 +13,7 @@ import {
   type TaskStatus,
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { fieldNo } from "./field-numbers.js";
+import { encodeMessage } from "./message-encoder.js";
 import { artifactHead } from "./row-codecs.js";
 import { fieldValue, fieldValues, withoutField } from "./wire-scan.js";
 
@@ -38,9 +38,11 @@ const F = {
   artifactParts: fieldNo(ArtifactSchema, "parts"),
 };
 
-/** A copy: a row held in memory must not keep the whole event's buffer alive. */
+/** A copy: a row held in memory must not keep the whole event's buffer alive (a Buffer's slice() would be a view). */
 function own(view: Uint8Array): Uint8Array {
-  return view.slice();
+  const copy = new Uint8Array(view.length);
+  copy.set(view);
+  return copy;
 }
 
 function same<T>(a: readonly T[], b: readonly T[]): boolean {
@@ -49,7 +51,7 @@ function same<T>(a: readonly T[], b: readonly T[]): boolean {
 
 /** A new task's creation event (a Task), its status and its first history messages. */
 export function creationRows(event: StreamResponse, status: TaskStatus, history: readonly Message[]): { event: Uint8Array; status: Uint8Array; history: Uint8Array[] } {
-  const bytes = toBinary(StreamResponseSchema, event);
+  const bytes = encodeMessage(StreamResponseSchema, event);
   const p = event.payload;
   if (p.case === "task" && p.value.status === status && same(p.value.history, history)) {
     const task = fieldValue(bytes, F.task);
@@ -57,12 +59,12 @@ export function creationRows(event: StreamResponse, status: TaskStatus, history:
     const h = task && fieldValues(task, F.taskHistory);
     if (s && h && h.length === history.length) return { event: bytes, status: own(s), history: h };
   }
-  return { event: bytes, status: toBinary(TaskStatusSchema, status), history: history.map((m) => toBinary(MessageSchema, m)) };
+  return { event: bytes, status: encodeMessage(TaskStatusSchema, status), history: history.map((m) => encodeMessage(MessageSchema, m)) };
 }
 
 /** A status update event, the status it carries, and the status's message when it has one (it joins the history). */
 export function statusRows(event: StreamResponse, status: TaskStatus): { event: Uint8Array; status: Uint8Array; message?: Uint8Array } {
-  const bytes = toBinary(StreamResponseSchema, event);
+  const bytes = encodeMessage(StreamResponseSchema, event);
   const p = event.payload;
   if (p.case === "statusUpdate" && p.value.status === status) {
     const update = fieldValue(bytes, F.statusUpdate);
@@ -70,12 +72,12 @@ export function statusRows(event: StreamResponse, status: TaskStatus): { event: 
     const message = s && status.message ? fieldValue(s, F.statusMessage) : undefined;
     if (s && (message || !status.message)) return { event: bytes, status: own(s), message };
   }
-  return { event: bytes, status: toBinary(TaskStatusSchema, status), message: status.message && toBinary(MessageSchema, status.message) };
+  return { event: bytes, status: encodeMessage(TaskStatusSchema, status), message: status.message && encodeMessage(MessageSchema, status.message) };
 }
 
 /** An artifact update event, and the artifact's head (without parts) and parts it carries. */
 export function artifactRows(event: StreamResponse, artifact: Artifact): { event: Uint8Array; head: Uint8Array; parts: Uint8Array[] } {
-  const bytes = toBinary(StreamResponseSchema, event);
+  const bytes = encodeMessage(StreamResponseSchema, event);
   const p = event.payload;
   if (p.case === "artifactUpdate" && p.value.artifact === artifact) {
     const update = fieldValue(bytes, F.artifactUpdate);
@@ -83,5 +85,5 @@ export function artifactRows(event: StreamResponse, artifact: Artifact): { event
     const parts = a && fieldValues(a, F.artifactParts);
     if (a && parts && parts.length === artifact.parts.length) return { event: bytes, head: withoutField(a, F.artifactParts), parts };
   }
-  return { event: bytes, head: artifactHead(artifact), parts: artifact.parts.map((part) => toBinary(PartSchema, part)) };
+  return { event: bytes, head: artifactHead(artifact), parts: artifact.parts.map((part) => encodeMessage(PartSchema, part)) };
 }
