@@ -72,6 +72,8 @@ export class SqliteTaskStore implements TaskStore {
   private touchCounter: number;
   /** better-sqlite3 transaction functions are meant to be made once: this one runs any body. */
   private readonly tx: Database.Transaction<(body: () => unknown) => unknown>;
+  /** A unit of work's BEGIN, COMMIT and ROLLBACK, prepared once: exec() parsed and prepared them on every unit. */
+  private readonly unit: { readonly begin: Database.Statement; readonly commit: Database.Statement; readonly rollback: Database.Statement };
 
   onOutbox?: () => void;
 
@@ -94,6 +96,7 @@ export class SqliteTaskStore implements TaskStore {
     });
     this.deliveryLog = new PushDeliveryLog(this.db);
     this.tx = this.db.transaction((body: () => unknown) => body());
+    this.unit = { begin: this.db.prepare("BEGIN IMMEDIATE"), commit: this.db.prepare("COMMIT"), rollback: this.db.prepare("ROLLBACK") };
     this.list = new TaskList(this.db, {
       load: (row, view) => this.load(sourceOf(row), view),
       read: <T>(body: () => T) => {
@@ -154,19 +157,19 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   beginBatch(): void {
-    if (!this.db.inTransaction) this.db.exec("BEGIN IMMEDIATE");
+    if (!this.db.inTransaction) this.unit.begin.run();
   }
 
   commitBatch(): void {
     if (this.db.inTransaction) {
       this.flushRows();
-      this.db.exec("COMMIT");
+      this.unit.commit.run();
     }
     this.announcePush();
   }
 
   rollbackBatch(): void {
-    if (this.db.inTransaction) this.db.exec("ROLLBACK");
+    if (this.db.inTransaction) this.unit.rollback.run();
     this.outbox.forgetQueued();
     this.forgetRows();
   }
