@@ -8,9 +8,10 @@ import { ProtoWriter, WIRE } from "../../protocol/index.js";
  * copy; every one of those is a typed array over 64 bytes, which V8 backs
  * with memory of its own, allocated by malloc and freed by the collector's
  * array-buffer sweep. The store encodes every event it logs (four for an
- * echo SendMessage); measured under gRPC SendMessage load, those buffers
- * were 7% of the hub's CPU (docs/hot-path-objects.md). Here an encode
- * costs one copy out of the scratch buffer, from node's Buffer pool.
+ * echo SendMessage); encoding them here instead took 10% off the hub's
+ * CPU per gRPC SendMessage and 13% per JSON-RPC one
+ * (docs/hot-path-objects.md). An encode costs one copy out of the kept
+ * buffer, into node's Buffer pool.
  *
  * The fields the store's events carry are written here; any other (a
  * map, packed scalars, a 64-bit kind other than int64, floats, and the

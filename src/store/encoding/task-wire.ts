@@ -95,8 +95,9 @@ function artifactSize(a: ArtifactPieces): number {
  * to: fields in number order, each artifact's parts at their place in its
  * head. Why: a task read back was decoded piece by piece into a Task and,
  * on gRPC, encoded again whole for the answer; that round trip and its
- * buffers were about a tenth of a gRPC SendMessage (bench/README.md).
- * Reads that need the object decode these bytes once.
+ * buffers cost a gRPC SendMessage ~4% of the hub's CPU
+ * (docs/hot-path-objects.md). Reads that need the object decode these
+ * bytes once.
  */
 export function taskWire(t: TaskPieces): Buffer {
   const idLength = Buffer.byteLength(t.id);

@@ -20,8 +20,8 @@ export interface ArtifactRowsChange {
  * process created, held beside its record in the same bytes the rows
  * hold. A blocking SendMessage answers with the task it just wrote
  * (§3.1.1); reading those rows back was two queries per answer. Reads
- * decode these bytes exactly as they would decode the rows, so an answer
- * is the same to the byte. Kept true by the same rules as the record: it
+ * put the task together from these bytes exactly as from the rows
+ * (encoding/task-wire.ts), so an answer is the same to the byte. Kept true by the same rules as the record: it
  * changes only after every statement of a write succeeded, and is dropped
  * with the record when a transaction rolls back (task-records.ts).
  */
