@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { newContextId, newTaskId } from "../src/core/ids.js";
 import { textRequest } from "./helpers/messages.js";
 import { startTestHub } from "./helpers/test-hub.js";
 
@@ -30,5 +31,24 @@ describe("task and context ids", () => {
     } finally {
       await t.stop();
     }
+  });
+
+  it("carry their creation millisecond: 10,000 made in a row are distinct, in time order, within the clock's span", async () => {
+    const before = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 10_000; i++) ids.push(i % 2 ? newTaskId() : newContextId());
+    // Across a millisecond boundary too: the prefix formatted once per millisecond must move on.
+    await new Promise((r) => setTimeout(r, 3));
+    ids.push(newTaskId());
+    const after = Date.now();
+    const ms = (id: string): number => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+    for (const id of ids) {
+      expect(id).toMatch(UUID_V7);
+      expect(ms(id)).toBeGreaterThanOrEqual(before);
+      expect(ms(id)).toBeLessThanOrEqual(after);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ms(ids.at(-1)!)).toBeGreaterThan(ms(ids[0]!));
+    expect(ids.map(ms)).toEqual(ids.map(ms).sort((a, b) => a - b));
   });
 });
