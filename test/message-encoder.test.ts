@@ -165,6 +165,12 @@ describe("the store's message encoder", () => {
     expect(encodeMessage(MessageSchema, decoded).equals(Buffer.from(toBinary(MessageSchema, decoded)))).toBe(true);
   });
 
+  it("encodes a message past the kept buffer's 1 MiB, and the small ones after it, as toBinary does", () => {
+    const big = create(MessageSchema, { messageId: "big", parts: [{ content: { case: "text", value: "é".repeat(1_500_000) } }] });
+    const small = create(MessageSchema, { messageId: "small", parts: [{ content: { case: "text", value: "hi" } }] });
+    for (const m of [big, small, big, small]) expect(encodeMessage(MessageSchema, m).equals(Buffer.from(toBinary(MessageSchema, m)))).toBe(true);
+  });
+
   it("answers each call with bytes of its own, not a view that the next encode overwrites", () => {
     const r = prng(11);
     const a = event(r);

@@ -1,10 +1,11 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { SendMessageResponseSchema, TaskSchema, type Message } from "../../gen/a2a/v1/a2a_pb.js";
+import { ProtoWriter } from "../protocol/index.js";
 import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
 
 /**
  * An answer already in protobuf binary, for the bindings that write it as
- * is (gRPC, gRPC-Web). Why: a task read back for an answer was decoded
+ * is (gRPC, gRPC-Web, Connect's binary codec). Why: a task read back for an answer was decoded
  * from the store's bytes into a Task only for the gRPC binding to encode
  * it again; measured on gRPC SendMessage, the encode alone (with the
  * buffers it grows and drops) was a tenth of the hub's CPU per call. The
@@ -19,8 +20,11 @@ export class WireAnswer {
   ) {}
 }
 
-/** SendMessageResponse's `task` member: a length-delimited field (wire type 2) of the oneof. */
-const TASK_TAG = SendMessageResponseSchema.field.task.number * 8 + 2;
+/** SendMessageResponse's `task` member, from the descriptor. */
+const TASK_FIELD = SendMessageResponseSchema.field.task.number;
+
+/** Kept from answer to answer; taskAnswer calls nothing that writes into it. */
+const writer = new ProtoWriter(16 * 1024);
 
 /** The task's bytes as the store holds them, or, from a store that keeps no wire form, its Task encoded. */
 export async function readTaskWire(store: TaskStore, scope: StoreScope, taskId: string, view: TaskView): Promise<Uint8Array | undefined> {
@@ -31,19 +35,9 @@ export async function readTaskWire(store: TaskStore, scope: StoreScope, taskId: 
 
 /** SendMessageResponse{task}: the Task's bytes behind the field's tag and length, the same to the byte as toBinary of it. */
 export function taskAnswer(task: Uint8Array, taskId: string, contextId?: string): WireAnswer {
-  let lengthSize = 1;
-  for (let n = task.length; n >= 0x80; n = Math.floor(n / 0x80)) lengthSize++;
-  const out = Buffer.allocUnsafe(1 + lengthSize + task.length);
-  out[0] = TASK_TAG;
-  let at = 1;
-  let n = task.length;
-  while (n >= 0x80) {
-    out[at++] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  out[at++] = n;
-  out.set(task, at);
-  return new WireAnswer(out, taskId, contextId);
+  writer.pos = 0;
+  writer.bytes(TASK_FIELD, task);
+  return new WireAnswer(writer.copyOut(), taskId, contextId);
 }
 
 /** SendMessageResponse{message}: a direct Message (§3.1.1), encoded as it comes. */

@@ -1,3 +1,6 @@
+/** The most a writer that copies its bytes out keeps between messages. */
+const KEPT_BYTES = 1024 * 1024;
+
 /** Wire types (protobuf encoding §Message Structure). */
 export const WIRE = { VARINT: 0, I64: 1, LEN: 2, I32: 5 } as const;
 
@@ -7,14 +10,14 @@ export const WIRE = { VARINT: 0, I64: 1, LEN: 2, I32: 5 } as const;
  * its length and, when it turns out longer than 127 bytes, moves its own
  * bytes up to make room: lengths come out as minimal varints, byte for
  * byte what a size-first encoder (toBinary) writes. Shared by the OTLP
- * span encoder and the store's message encoder, each adding the fields it
- * writes.
+ * span encoder, the store's message and task encoders and the core's wire
+ * answers.
  */
 export class ProtoWriter {
   buf: Buffer;
   pos = 0;
 
-  constructor(initialBytes: number) {
+  constructor(private readonly initialBytes: number) {
     this.buf = Buffer.allocUnsafe(initialBytes);
   }
 
@@ -85,6 +88,25 @@ export class ProtoWriter {
     this.room(s.length * 3);
     this.pos += this.buf.write(s, this.pos, "utf8");
     this.close(at);
+  }
+
+  /** A bytes field, or a message field from its encoded bytes. */
+  bytes(field: number, b: Uint8Array): void {
+    this.tag(field, WIRE.LEN);
+    this.varint(b.length);
+    this.raw(b);
+  }
+
+  /**
+   * The bytes written so far, copied out (small ones from node's Buffer
+   * pool: no typed array of their own). A buffer that one large message
+   * grew past 1 MiB is let go rather than kept for the small ones.
+   */
+  copyOut(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    if (this.buf.length > KEPT_BYTES) this.buf = Buffer.allocUnsafe(this.initialBytes);
+    return out;
   }
 
   /** The first `n` bytes of `b`, as they are. */

@@ -33,14 +33,6 @@ class Writer extends ProtoWriter {
     this.utf8(field, s);
   }
 
-  bytes(field: number, b: Uint8Array): void {
-    this.tag(field, LEN);
-    this.varint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-
   /** A W3C hex id as bytes. */
   hexId(field: number, hex: string): void {
     const n = hex.length >>> 1;

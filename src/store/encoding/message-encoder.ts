@@ -27,7 +27,7 @@ export function encodeMessage<Desc extends DescMessage>(schema: Desc, message: M
   try {
     scratch.pos = 0;
     writeMessage(scratch, schema, message as Fields);
-    return scratch.copy();
+    return scratch.copyOut();
   } finally {
     scratch.busy = false;
   }
@@ -35,7 +35,7 @@ export function encodeMessage<Desc extends DescMessage>(schema: Desc, message: M
 
 type Fields = Record<string, unknown> & { $unknown?: Array<{ no: number; wireType: number; data: Uint8Array }> };
 
-const { VARINT, LEN } = WIRE;
+const { VARINT } = WIRE;
 /** google.protobuf.FeatureSet.FieldPresence.IMPLICIT (proto3 scalars: written unless zero). */
 const IMPLICIT = 2;
 /** Messages protobuf-es holds in a local form (JsonObject, JsonValue, a wrapper's primitive): toBinary maps them back. */
@@ -44,13 +44,6 @@ const LOCAL_FORMS = new Set(["google.protobuf.Struct", "google.protobuf.Value", 
 /** The shared protobuf writer, kept from encode to encode. */
 class ScratchWriter extends ProtoWriter {
   busy = false;
-
-  /** The bytes written, copied out (from node's Buffer pool when small). */
-  copy(): Buffer {
-    const out = Buffer.allocUnsafe(this.pos);
-    this.buf.copy(out, 0, 0, this.pos);
-    return out;
-  }
 }
 
 const scratch = new ScratchWriter(16 * 1024);
@@ -146,13 +139,9 @@ function writeScalar(w: ScratchWriter, field: DescField, value: unknown): boolea
     case ScalarType.STRING:
       w.utf8(no, value as string);
       return true;
-    case ScalarType.BYTES: {
-      const bytes = value as Uint8Array;
-      w.tag(no, LEN);
-      w.varint(bytes.length);
-      w.raw(bytes);
+    case ScalarType.BYTES:
+      w.bytes(no, value as Uint8Array);
       return true;
-    }
     case ScalarType.BOOL:
       w.tag(no, VARINT);
       w.varint(value ? 1 : 0);

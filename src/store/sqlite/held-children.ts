@@ -21,9 +21,10 @@ export interface ArtifactRowsChange {
  * hold. A blocking SendMessage answers with the task it just wrote
  * (§3.1.1); reading those rows back was two queries per answer. Reads
  * put the task together from these bytes exactly as from the rows
- * (encoding/task-wire.ts), so an answer is the same to the byte. Kept true by the same rules as the record: it
- * changes only after every statement of a write succeeded, and is dropped
- * with the record when a transaction rolls back (task-records.ts).
+ * (encoding/task-wire.ts), so an answer is the same to the byte. Kept
+ * true by the same rules as the record: it changes only after every
+ * statement of a write succeeded, and is dropped with the record when a
+ * transaction rolls back (task-records.ts).
  */
 export class HeldChildren {
   /** The kept history, oldest first (history.ts drops the oldest beyond the bound alike). */
