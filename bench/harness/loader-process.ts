@@ -59,13 +59,27 @@ export async function runTimed(config: { warmupSec: number; durationSec: number;
 export const RESULT_PREFIX = "RESULT ";
 
 /**
+ * V8 flags of a loader process, by script. The h2 loader's young generation
+ * is held to 1 MiB: Node's HTTP/2 client keeps a share of every call's
+ * objects past a scavenge, so with V8's default young generation each
+ * scavenge promoted 2-3 MB and paused the loader 6-9 ms, about ten times a
+ * second (--trace-gc-nvp). In those pauses no request goes out, and the
+ * server under test idles for a loader's reason: the hub was 87-89% busy
+ * under gRPC load against 95% under autocannon. With 1 MiB the loader
+ * spends about the same time in GC, in pauses under 1 ms.
+ */
+const LOADER_NODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  "bench/loaders/h2-loader.ts": ["--max-semi-space-size=1"],
+};
+
+/**
  * Runs a load generator script from bench/loaders in its own process,
  * pinned to the loader core, with its config as JSON in argv, and returns
  * the JSON it prints after RESULT_PREFIX. Loaders report failures in their
  * result rather than by exit code, so the bench records them and moves on.
  */
 export async function runLoader<T>(script: string, config: unknown, pinning: CpuPinning, timeoutMs: number, interact?: (child: Child) => void): Promise<T> {
-  const child = new Child(script, [...pinning.loader, ...nodeTs(script, [JSON.stringify(config)])]);
+  const child = new Child(script, [...pinning.loader, ...nodeTs(script, [JSON.stringify(config)], LOADER_NODE_FLAGS[script])]);
   interact?.(child);
   try {
     const m = await child.waitForLine(new RegExp(`^${RESULT_PREFIX}(.*)$`), timeoutMs);
