@@ -47,15 +47,14 @@ function answerBytes(route: UnaryRoute, output: unknown): Uint8Array {
  */
 export async function answerUnary(service: A2AServiceApi, route: UnaryRoute, call: GrpcCall, logger: Logger): Promise<void> {
   let failure;
+  let frame: Buffer | undefined;
   try {
     const { ctx, message } = await call.open(route.method, route.input);
     const output = await (route.invokeWire ?? route.invoke)(service, message, ctx);
-    const frame = grpcFrame(answerBytes(route, output));
+    frame = grpcFrame(answerBytes(route, output));
     if (call.clientGone) return;
-    call.head();
-    call.res.write(frame);
   } catch (e) {
     failure = toConnectError(e, logger);
   }
-  call.finish(failure);
+  call.finish(failure, frame);
 }
