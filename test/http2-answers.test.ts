@@ -9,13 +9,13 @@ import { grpcFrame } from "./helpers/raw-client.js";
 import { startTestHub } from "./helpers/test-hub.js";
 
 /**
- * Answers without trailers (Connect unary, gRPC-Web unary) go out on their
- * HTTP/2 stream directly, not through Node's compatibility response
- * (bindings/http/http2-answer.ts). Real clients over h2c must see the same
- * answers as before, refusals (which keep the compatibility path) too,
- * and the one-port server must still count the exchange as finished: a
- * graceful stop whose grace is longer than the test's timeout returns at
- * once only if no request is left in flight.
+ * Connect unary (JSON, binary) and gRPC-Web unary over h2c on the direct
+ * paths (bindings/connect/direct-path.ts), which the other tests reach over
+ * HTTP/1.1: real clients get completed tasks and refusals with their codes,
+ * the raw answers carry what connect-node sends (type, length, Date, the
+ * gRPC-Web trailer frame, no HTTP trailers), and the one-port server counts
+ * each exchange as finished: a graceful stop whose grace is longer than the
+ * test's timeout returns at once only if no request is left in flight.
  */
 
 /** One raw h2c exchange: the response head, the body, and whether HTTP trailers came. */
@@ -40,7 +40,7 @@ async function exchange(url: string, headers: Record<string, string>, body: Uint
   }
 }
 
-describe("answers without trailers over HTTP/2", () => {
+describe("Connect and gRPC-Web unary over HTTP/2", () => {
   it("Connect JSON and binary and gRPC-Web over h2c: completed tasks, refusals as before, and a stop that finds nothing in flight", async () => {
     const h = await startTestHub({ shutdownGraceMs: 60_000 });
     try {
@@ -58,7 +58,7 @@ describe("answers without trailers over HTTP/2", () => {
         // The answer read back is the one stored.
         const again = await client.getTask({ id: task!.id });
         expect(again.id, name).toBe(task!.id);
-        // A refusal (not 200) keeps the compatibility response: its status and code as before.
+        // A refusal: its code as over HTTP/1.1.
         const refused = await client.getTask({ id: "no-such-task" }).catch((e: unknown) => e);
         expect(refused instanceof ConnectError && refused.code, name).toBe(Code.NotFound);
       }

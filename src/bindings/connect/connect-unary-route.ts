@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { ClientGone, EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { WireAnswer } from "../../core/index.js";
 import { toConnectError } from "./connect-errors.js";
 import { joined, readRequestBody } from "./request-body.js";
@@ -77,8 +77,6 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
   if (gone.aborted || res.writableEnded) return;
   ended = true;
   headers["content-length"] = String(body.byteLength);
-  // An answer given after the whole body was read (every 200) goes on its HTTP/2 stream directly.
-  if (status === 200 && endHttp2Answer(res, status, headers, body)) return;
   res.writeHead(status, headers);
   res.end(body);
 }

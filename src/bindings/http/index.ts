@@ -10,7 +10,6 @@ export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { ClientGone } from "./client-gone.js";
 export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { callUnary, openSequenced } from "./service-call.js";
-export { endHttp2Answer } from "./http2-answer.js";
 export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
 export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
