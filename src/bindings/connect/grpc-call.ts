@@ -102,7 +102,7 @@ export class GrpcCall {
    * over HTTP/2 §Responses), or for gRPC-Web in a last frame of the body
    * flagged 0x80, its lines `name: value` as connect-node writes them;
    * nothing when the client already went. `last`, a unary call's answer
-   * frame, goes out in the same write as the end: a gRPC-Web answer then
+   * frame (given only with an OK end), goes out in the same write as it: a gRPC-Web answer then
    * leaves as one DATA frame rather than two (measured side by side: 9%
    * less CPU per gRPC-Web call, 11% more calls per second).
    */
@@ -121,7 +121,6 @@ export class GrpcCall {
       }
       return;
     }
-    if (last) this.res.write(last);
     const status = setTrailerStatus(new Headers(), failure);
     if (this.web) {
       let lines = "";
