@@ -1,5 +1,5 @@
-/** How many recent events an encoder remembers: more than one commit's burst (the echo agent's 16 per turn, two turns per unit). */
-const REMEMBERED = 64;
+/** How many recent events an encoder remembers: more than one commit's burst (the echo agent's 16 per turn, up to four turns per unit: core/unit-of-work.ts). */
+const REMEMBERED = 128;
 /** An encoding longer than this (UTF-16 units or bytes) is not kept: the ring must not hold large events alive. */
 const MAX_KEPT_SIZE = 16 * 1024;
 
