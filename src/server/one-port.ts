@@ -140,7 +140,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     // An HTTP/2 compat response emits "finish" only once its stream has
     // closed, which the upload holds off; it is out after its trailers
     // ("wantTrailers", which every compat response emits) are sent.
-    if (isH2(req)) req.stream.once("wantTrailers", () => setImmediate(() => !bodyReceived(req) && dropRest(x)));
+    if (isH2(req)) req.stream.once("wantTrailers", () => !bodyReceived(req) && setImmediate(() => !bodyReceived(req) && dropRest(x)));
     else res.once("finish", () => !bodyReceived(req) && dropRest(x));
     const drop = (error: QueueOverflowError): void => {
       options.onOverflowDrop?.(error, req);
@@ -467,20 +467,29 @@ function armBodyTimeout(x: Exchange, ms: number): void {
  * `firstMs` if it never opened one (a preface and silence), after
  * H2_IDLE_TIMEOUT_MS once it has served requests. A stream open keeps it,
  * however quiet (a subscription waiting for events).
+ *
+ * One idle timer per session, re-armed (`refresh`) whenever its last
+ * stream closes and ignored while a stream is open, rather than a timer
+ * made at each close and cleared at the next stream: a client that sends
+ * one call at a time closes its last stream on every call.
  */
 function watchSessionIdle(session: http2.ServerHttp2Session, firstMs: number): void {
   let open = 0;
-  let timer: NodeJS.Timeout | undefined = setTimeout(() => session.close(), firstMs);
+  const closeIfIdle = (): void => {
+    if (open === 0 && !session.closed && !session.destroyed) session.close();
+  };
+  let timer = setTimeout(closeIfIdle, firstMs);
+  let served = false;
   session.on("stream", (stream) => {
     open++;
-    clearTimeout(timer);
-    timer = undefined;
+    if (!served) {
+      served = true;
+      clearTimeout(timer);
+      timer = setTimeout(closeIfIdle, H2_IDLE_TIMEOUT_MS);
+      timer.unref();
+    }
     stream.once("close", () => {
-      open--;
-      if (open === 0 && !session.closed && !session.destroyed) {
-        timer = setTimeout(() => session.close(), H2_IDLE_TIMEOUT_MS);
-        timer.unref();
-      }
+      if (--open === 0) timer.refresh();
     });
   });
   session.once("close", () => clearTimeout(timer));
