@@ -121,19 +121,23 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     }
     const x: Exchange = { req, res, socket: isH2(req) ? undefined : req.socket };
     inFlight++;
+    // One listener for everything an exchange's end settles (each listener
+    // added and removed per request counts under load).
+    let stopBodyTimer: (() => void) | undefined;
     res.once("close", () => {
+      stopBodyTimer?.();
+      if (!isH2(req)) h1Answers.delete(res as http.ServerResponse);
       inFlight--;
       if (inFlight === 0) for (const fn of [...quiet]) fn();
     });
     if (!isH2(req)) {
       const answer = res as http.ServerResponse;
       h1Answers.add(answer);
-      answer.once("close", () => h1Answers.delete(answer));
       // After a stop began, an HTTP/1.1 answer ends its connection (Connection: close).
       if (!accepting) answer.shouldKeepAlive = false;
       if (!bodyReceived(req) && mayLeaveLargeBody(req as http.IncomingMessage)) closeIfBodyLeftLarge(answer, req as http.IncomingMessage);
     }
-    armBodyTimeout(x, bodyTimeoutMs);
+    stopBodyTimer = armBodyTimeout(x, bodyTimeoutMs);
     // An answer given before the body arrived (a refusal: too large, not
     // allowed) does not want the rest: reading on would let a client keep
     // the server draining a body of any size.
@@ -435,11 +439,13 @@ function bodyReceived(req: Request): boolean {
 /**
  * Gives the client `ms` to finish sending the body. Past it, a facade
  * reading the body answers 408 (the connection closes after it); any other
- * exchange is dropped.
+ * exchange is dropped. Returns what stops the timer, which the exchange's
+ * close calls; a timer that finds the body in (it ended before the answer
+ * closed) does nothing.
  */
-function armBodyTimeout(x: Exchange, ms: number): void {
+function armBodyTimeout(x: Exchange, ms: number): (() => void) | undefined {
   const { req, res } = x;
-  if (bodyReceived(req)) return;
+  if (bodyReceived(req)) return undefined;
   let fallback: NodeJS.Timeout | undefined;
   const timer = setTimeout(() => {
     if (bodyReceived(req)) return;
@@ -454,12 +460,10 @@ function armBodyTimeout(x: Exchange, ms: number): void {
     }
     fallback = setTimeout(() => dropExchange(x, http2.constants.NGHTTP2_CANCEL), ANSWER_GRACE_MS);
   }, ms);
-  const clear = (): void => {
+  return () => {
     clearTimeout(timer);
     clearTimeout(fallback);
   };
-  req.once("end", clear);
-  res.once("close", clear);
 }
 
 /**
