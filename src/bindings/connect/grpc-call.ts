@@ -102,21 +102,22 @@ export class GrpcCall {
    * over HTTP/2 §Responses), or for gRPC-Web in a last frame of the body
    * flagged 0x80, its lines `name: value` as connect-node writes them;
    * nothing when the client already went. `last`, a unary call's answer
-   * frame (given only with an OK end), goes out in the same write as it: a gRPC-Web answer then
-   * leaves as one DATA frame rather than two (measured side by side: 9%
-   * less CPU per gRPC-Web call, 11% more calls per second).
+   * message (given only with an OK end), is framed and goes out in the same
+   * write as the status: a gRPC-Web answer then leaves as one DATA frame
+   * rather than two (measured side by side: 9% less CPU per gRPC-Web call,
+   * 11% more calls per second).
    */
-  finish(failure: ConnectError | undefined, last?: Buffer): void {
+  finish(failure: ConnectError | undefined, last?: Uint8Array): void {
     this.finishContext();
     if (this.gone.aborted || this.res.writableEnded) return;
     this.ended = true;
     this.head();
     // Most calls end OK, whose status is one fixed line: no Headers to build and walk for it.
     if (!failure) {
-      if (this.web) this.res.end(last ? Buffer.concat([last, OK_WEB_TRAILER]) : OK_WEB_TRAILER);
+      if (this.web) this.res.end(last ? grpcFrame(last, OK_WEB_TRAILER) : OK_WEB_TRAILER);
       else {
         this.res.addTrailers(OK_TRAILERS);
-        if (last) this.res.end(last);
+        if (last) this.res.end(grpcFrame(last));
         else this.res.end();
       }
       return;

@@ -7,12 +7,18 @@ const PREFIX_BYTES = 5;
 /** Flag bit of a compressed message. */
 const COMPRESSED = 0b1;
 
-/** A message in its gRPC wire form: the 5-byte prefix (uncompressed) and the bytes. */
-export function grpcFrame(message: Uint8Array): Buffer {
-  const frame = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
+/**
+ * A message in its gRPC wire form: the 5-byte prefix (uncompressed) and the
+ * bytes; `tail`, bytes to send right after it (a gRPC-Web trailer frame),
+ * goes into the same buffer, so the answer is copied once.
+ */
+export function grpcFrame(message: Uint8Array, tail?: Uint8Array): Buffer {
+  const end = PREFIX_BYTES + message.length;
+  const frame = Buffer.allocUnsafe(end + (tail?.length ?? 0));
   frame[0] = 0;
   frame.writeUInt32BE(message.length, 1);
   frame.set(message, PREFIX_BYTES);
+  if (tail) frame.set(tail, end);
   return frame;
 }
 

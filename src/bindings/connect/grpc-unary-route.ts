@@ -4,7 +4,6 @@ import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import { WireAnswer, type A2AServiceApi, type A2AWireAnswers, type Logger } from "../../core/index.js";
 import { toConnectError } from "./connect-errors.js";
 import type { GrpcCall } from "./grpc-call.js";
-import { grpcFrame } from "./grpc-envelope.js";
 
 /** One unary RPC answered on the direct path. */
 export interface UnaryRoute {
@@ -47,14 +46,14 @@ function answerBytes(route: UnaryRoute, output: unknown): Uint8Array {
  */
 export async function answerUnary(service: A2AServiceApi, route: UnaryRoute, call: GrpcCall, logger: Logger): Promise<void> {
   let failure;
-  let frame: Buffer | undefined;
+  let answer: Uint8Array | undefined;
   try {
     const { ctx, message } = await call.open(route.method, route.input);
     const output = await (route.invokeWire ?? route.invoke)(service, message, ctx);
-    frame = grpcFrame(answerBytes(route, output));
+    answer = answerBytes(route, output);
     if (call.clientGone) return;
   } catch (e) {
     failure = toConnectError(e, logger);
   }
-  call.finish(failure, frame);
+  call.finish(failure, answer);
 }
