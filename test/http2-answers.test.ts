@@ -11,11 +11,14 @@ import { startTestHub } from "./helpers/test-hub.js";
 /**
  * Connect unary (JSON, binary) and gRPC-Web unary over h2c on the direct
  * paths (bindings/connect/direct-path.ts), which the other tests reach over
- * HTTP/1.1: real clients get completed tasks and refusals with their codes,
- * the raw answers carry what connect-node sends (type, length, Date, the
- * gRPC-Web trailer frame, no HTTP trailers), and the one-port server counts
- * each exchange as finished: a graceful stop whose grace is longer than the
- * test's timeout returns at once only if no request is left in flight.
+ * HTTP/1.1. Their OK answers go on the HTTP/2 stream itself, not through
+ * Node's compatibility response (bindings/http/http2-answer.ts); refusals
+ * keep that response. Real clients get completed tasks and refusals with
+ * their codes, the raw answers carry what connect-node sends (type, length,
+ * Date, the gRPC-Web trailer frame, no HTTP trailers) and end, and the
+ * one-port server counts each exchange as finished: a graceful stop whose
+ * grace is longer than the test's timeout returns at once only if no
+ * request is left in flight.
  */
 
 /** One raw h2c exchange: the response head, the body, and whether HTTP trailers came. */

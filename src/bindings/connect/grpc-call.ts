@@ -2,7 +2,7 @@ import type * as http2 from "node:http2";
 import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { ClientGone, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
+import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
 import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
 
@@ -111,6 +111,8 @@ export class GrpcCall {
     this.finishContext();
     if (this.gone.aborted || this.res.writableEnded) return;
     this.ended = true;
+    // A unary gRPC-Web answer that ends OK carries its status in the body, not in HTTP trailers.
+    if (!failure && this.web && last && endHttp2Answer(this.req, this.res, this.headers, grpcFrame(last, OK_WEB_TRAILER))) return;
     this.head();
     // Most calls end OK, whose status is one fixed line: no Headers to build and walk for it.
     if (!failure) {

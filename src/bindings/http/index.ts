@@ -9,6 +9,7 @@ export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } fro
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { ClientGone } from "./client-gone.js";
 export { httpCallContext, type FacadeCall } from "./facade-context.js";
+export { endHttp2Answer } from "./http2-answer.js";
 export { callUnary, openSequenced } from "./service-call.js";
 export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
 export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
