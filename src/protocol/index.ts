@@ -25,6 +25,7 @@ export {
   type JsonRpcResponse,
 } from "./jsonrpc-envelope.js";
 export { readProtoJson, writeProtoJson } from "./proto-json.js";
+export { wireJson, type WireJsonOptions } from "./wire-json.js";
 export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type RestVerb, type V03Dialect } from "./operations.js";
 export * as dialectV03 from "./dialect-v03.js";
 export * as dialectV1 from "./dialect-v1.js";

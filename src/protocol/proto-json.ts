@@ -231,6 +231,16 @@ function emitRequired(desc: DescMessage, json: JsonObject): void {
   }
 }
 
+/** The ALWAYS_EMITTED fields of a message type, in declaration order (the order emitRequired adds them in). */
+export function requiredFields(desc: DescMessage): readonly DescField[] {
+  return emissionPlan(desc).required;
+}
+
+/** The ProtoJSON text of a field holding its zero value, as emitRequired writes it. */
+export function zeroJsonText(field: DescField): string {
+  return JSON.stringify(zeroJson(field));
+}
+
 /** Which fields of a message emitRequired fills in, and which it walks into. */
 interface EmissionPlan {
   /** Fields of ALWAYS_EMITTED. */

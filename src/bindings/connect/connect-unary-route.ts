@@ -3,6 +3,7 @@ import { createMethodSerializationLookup, type MethodSerializationLookup } from 
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
 import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { WireAnswer } from "../../core/index.js";
+import { wireJson } from "../../protocol/index.js";
 import { toConnectError } from "./connect-errors.js";
 import { joined, readRequestBody } from "./request-body.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
@@ -61,9 +62,10 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     const bytes = await readUnaryBody(req, options.readMaxBytes, deadline);
     const input = entry.serialization.getI(binary).parse(bytes);
     const extensions = judgeCall(options, req, values);
-    // The binary codec takes an answer the service gives already encoded (core/wire-answer.ts).
-    const output = await ((binary && entry.route.invokeWire) || entry.route.invoke)(options.service, input, ctx);
-    body = output instanceof WireAnswer ? output.bytes : entry.serialization.getO(binary).serialize(output as never);
+    // An answer the service gives already encoded (core/wire-answer.ts) goes out as it is, or written as JSON straight from its bytes.
+    const output = await (entry.route.invokeWire ?? entry.route.invoke)(options.service, input, ctx);
+    if (!(output instanceof WireAnswer)) body = entry.serialization.getO(binary).serialize(output as never);
+    else body = binary ? output.bytes : Buffer.from(wireJson(entry.route.output, output.bytes, { required: false }));
     // §10.2: the activated extensions are echoed with the answer, as the interceptor does.
     if (extensions) headers[EXTENSIONS_HEADER] = extensions;
   } catch (e) {

@@ -1,7 +1,8 @@
 import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import { WireAnswer, type A2AServiceApi, type A2AWireAnswers, type Logger } from "../../core/index.js";
+import { WireAnswer, type A2AServiceApi, type Logger } from "../../core/index.js";
+import { wireMethodOf } from "../http/index.js";
 import { toConnectError } from "./connect-errors.js";
 import type { GrpcCall } from "./grpc-call.js";
 
@@ -16,9 +17,6 @@ export interface UnaryRoute {
   invokeWire?(service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<WireAnswer>;
 }
 
-/** The RPCs whose answer the service also gives in protobuf binary, and the method that does (core/wire-answer.ts). */
-const WIRE_ANSWERS: Readonly<Record<string, keyof A2AWireAnswers>> = { sendMessage: "sendMessageWire" };
-
 /** Every unary RPC of the service, by request path: each calls the service method of its name. */
 export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.methods
   .filter((m) => m.methodKind === "unary")
@@ -26,7 +24,7 @@ export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.meth
     const name = m.localName as keyof A2AServiceApi;
     const invoke = (service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<unknown> =>
       (service[name] as (req: unknown, ctx: HandlerContext) => Promise<unknown>)(message, ctx);
-    const wire = WIRE_ANSWERS[m.localName];
+    const wire = wireMethodOf(m);
     const invokeWire = wire && ((service: A2AServiceApi, message: unknown, ctx: HandlerContext) => service[wire](message as never, ctx));
     return [`/${A2AService.typeName}/${m.name}`, { kind: "unary", method: m, input: m.input, output: m.output, invoke, invokeWire }];
   });

@@ -1,5 +1,6 @@
 import type * as http from "node:http";
 import * as http2 from "node:http2";
+import { jsonText } from "./raw-json.js";
 
 /** A request as both node:http and the node:http2 compatibility API deliver it. */
 export type HttpRequest = http.IncomingMessage | http2.Http2ServerRequest;
@@ -64,7 +65,7 @@ export function sendJson(res: HttpResponse, status: number, body: unknown, heade
     res.end();
     return;
   }
-  const text = JSON.stringify(body);
+  const text = jsonText(body);
   const length: Record<string, string> = res instanceof http2.Http2ServerResponse ? {} : { "content-length": String(Buffer.byteLength(text)) };
   (res as http.ServerResponse).writeHead(status, { "content-type": "application/json", ...length, ...headers });
   res.end(text);

@@ -1,5 +1,5 @@
 import { StreamResponseSchema } from "../../../gen/a2a/v1/a2a_pb.js";
-import { callUnary, openSequenced } from "../http/index.js";
+import { callUnaryJson, openSequenced } from "../http/index.js";
 import { dialectV1, OPERATION_LIST, type Operation } from "../../protocol/index.js";
 import type { RpcMethod, StreamRpcMethod } from "./rpc-method.js";
 
@@ -14,7 +14,7 @@ function v1Method(op: Operation): RpcMethod {
   if (op.streaming) {
     return { ...base, kind: "stream", resumable: op.resumable, open: (s, params, ctx, afterSeq) => openSequenced(s, op.rpc, read(params), ctx, afterSeq), encode: encodeV1 };
   }
-  return { ...base, kind: "unary", invoke: async (s, params, ctx) => writeV1(op.rpc.output, await callUnary(s, op.rpc, read(params), ctx)) };
+  return { ...base, kind: "unary", invoke: (s, params, ctx) => callUnaryJson(s, op.rpc, read(params), ctx) };
 }
 
 /** §9.4: the v1.0 methods, PascalCase names matching the gRPC service (§5.3), from the one operation table. */

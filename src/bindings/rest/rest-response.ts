@@ -4,7 +4,7 @@ import { errorMediaType, PROBLEM_JSON, preferredJsonType } from "./accept-prefer
 import { problemBody, statusBody, type RestFailure } from "./rest-errors.js";
 
 /** §11.4: a result as ProtoJSON, as application/json or application/a2a+json by the request's Accept (§11.1). */
-export function sendResult(req: HttpRequest, res: HttpResponse, body: JsonObject, headers: Readonly<Record<string, string>>): void {
+export function sendResult(req: HttpRequest, res: HttpResponse, body: unknown, headers: Readonly<Record<string, string>>): void {
   // Object.assign, not a spread that adds keys: that gives each object a hidden class of its own (docs/hot-path-objects.md).
   sendJson(res, 200, body, Object.assign({}, headers, { "content-type": preferredJsonType(headerValue(req, "accept")), vary: "Accept" }));
 }

@@ -1,7 +1,7 @@
 import type { DescMessage, DescMethod, JsonObject, MessageShape } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { invalidParams, type A2AServiceApi, type SequencedEvent } from "../../core/index.js";
-import { callUnary, openSequenced, readProtoJson, writeProtoJson } from "../http/index.js";
+import { callUnaryJson, openSequenced, readProtoJson } from "../http/index.js";
 import { OPERATION_LIST, type Operation } from "../../protocol/index.js";
 import { compileTemplate, type PathTemplate } from "./path-template.js";
 import { queryToJson } from "./query-params.js";
@@ -31,7 +31,7 @@ interface RouteBase {
 export interface UnaryRoute extends RouteBase {
   readonly kind: "unary";
   /** Reads the request, calls the service, and writes the result as ProtoJSON. */
-  invoke(service: A2AServiceApi, input: RouteInput, ctx: HandlerContext): Promise<JsonObject>;
+  invoke(service: A2AServiceApi, input: RouteInput, ctx: HandlerContext): Promise<unknown>;
 }
 
 /** A route answered with an SSE stream of StreamResponse (§11.7). */
@@ -82,7 +82,7 @@ function route(op: Operation, method: RestMethod, template: string): RestRoute {
   if (op.streaming) {
     return { ...base, kind: "stream", resumable: op.resumable, open: (s, input, ctx, afterSeq) => openSequenced(s, op.rpc, read(input), ctx, afterSeq) };
   }
-  return { ...base, kind: "unary", invoke: async (s, input, ctx) => writeProtoJson(op.rpc.output, await callUnary(s, op.rpc, read(input), ctx)) };
+  return { ...base, kind: "unary", invoke: (s, input, ctx) => callUnaryJson(s, op.rpc, read(input), ctx) };
 }
 
 /**
