@@ -16,10 +16,19 @@ import { randomUUID } from "node:crypto";
  * timestamp and the version 7; its variant bits and 74 random bits stay.
  */
 export function newTaskId(): string {
-  const random = randomUUID();
-  const ms = Date.now().toString(16).padStart(12, "0");
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${random.slice(15)}`;
+  const now = Date.now();
+  // Under load many ids fall in the same millisecond: its text is made once (2.6 µs self for a send's two ids before).
+  if (now !== lastMs) {
+    lastMs = now;
+    const ms = now.toString(16).padStart(12, "0");
+    msPrefix = `${ms.slice(0, 8)}-${ms.slice(8)}-7`;
+  }
+  return msPrefix + randomUUID().slice(15);
 }
+
+/** The millisecond of the last id, and the text its ids begin with. */
+let lastMs = -1;
+let msPrefix = "";
 
 /** A new context id, made like a task id (see newTaskId). */
 export function newContextId(): string {
