@@ -31,3 +31,4 @@ export * as dialectV03 from "./dialect-v03.js";
 export * as dialectV1 from "./dialect-v1.js";
 export type * from "./v03-types.js";
 export { ProtoWriter, WIRE } from "./proto-writer.js";
+export { MalformedProto, ProtoReader } from "./proto-reader.js";

@@ -1,5 +1,6 @@
 import { fromBinary, ScalarType, toJson, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { requiredFields, writeProtoJson, zeroJsonText } from "./proto-json.js";
+import { MalformedProto, ProtoReader } from "./proto-reader.js";
 
 /** Whether the zero-valued fields the A2A JSON bindings always write (proto-json.ts) are written. */
 export interface WireJsonOptions {
@@ -28,10 +29,11 @@ export interface WireJsonOptions {
  */
 export function wireJson(schema: DescMessage, bytes: Uint8Array, options: WireJsonOptions): string {
   try {
-    const r = new WireReader(bytes);
+    const r = new ProtoReader(bytes);
     return messageJson(r, schema, bytes.length, options.required);
   } catch (e) {
-    if (e !== DECODE_INSTEAD) throw e;
+    // Malformed bytes too: fromBinary refuses them with its own error, as before.
+    if (e !== DECODE_INSTEAD && !(e instanceof MalformedProto)) throw e;
     const message = fromBinary(schema, bytes);
     return JSON.stringify(options.required ? writeProtoJson(schema, message) : toJson(schema, message));
   }
@@ -99,7 +101,7 @@ function planOf(desc: DescMessage): Plan {
 }
 
 /** One message, from the reader's position to `end`. */
-function messageJson(r: WireReader, desc: DescMessage, end: number, required: boolean): string {
+function messageJson(r: ProtoReader, desc: DescMessage, end: number, required: boolean): string {
   switch (desc.typeName) {
     case TIMESTAMP:
       return timestampJson(r, end);
@@ -153,7 +155,7 @@ function messageJson(r: WireReader, desc: DescMessage, end: number, required: bo
 }
 
 /** One value of a field; undefined for an implicit-presence scalar at its zero value (toJson leaves it out). */
-function fieldJson(r: WireReader, slot: Slot, wireType: number, required: boolean): string | undefined {
+function fieldJson(r: ProtoReader, slot: Slot, wireType: number, required: boolean): string | undefined {
   const f = slot.field;
   const kind = f.fieldKind === "list" ? f.listKind : f.fieldKind;
   if (kind === "message") {
@@ -177,7 +179,7 @@ function isZero(text: string): boolean {
   return text === '""' || text === "0" || text === "false";
 }
 
-function scalarJson(r: WireReader, type: ScalarType, wireType: number): string | undefined {
+function scalarJson(r: ProtoReader, type: ScalarType, wireType: number): string | undefined {
   switch (type) {
     case ScalarType.STRING:
       if (wireType !== 2) break;
@@ -225,14 +227,14 @@ function floatJson(n: number): string {
 }
 
 /** google.protobuf.Timestamp as RFC 3339, as protobuf-es writes it (0, 3, 6 or 9 fractional digits). */
-function timestampJson(r: WireReader, end: number): string {
+function timestampJson(r: ProtoReader, end: number): string {
   let seconds = 0;
   let nanos = 0;
   while (r.pos < end) {
     const tag = r.varint32();
     if (tag === (1 << 3)) seconds = r.varintSafe();
     else if (tag === (2 << 3)) nanos = r.varint32() | 0;
-    else r.skipUnknown(tag, 2);
+    else skipUnknown(r, tag, 2);
   }
   r.at(end);
   const ms = seconds * 1000;
@@ -257,13 +259,13 @@ let lastIso = "";
 const REORDERED_KEY = /^(?:0|[1-9]\d*)$|^__proto__$/;
 
 /** google.protobuf.Struct as a JSON object (its `fields` map, entries in wire order). */
-function structJson(r: WireReader, end: number): string {
+function structJson(r: ProtoReader, end: number): string {
   let out = "";
   let keys: Set<string> | undefined;
   while (r.pos < end) {
     const tag = r.varint32();
     if (tag !== ((1 << 3) | 2)) {
-      r.skipUnknown(tag, 1);
+      skipUnknown(r, tag, 1);
       continue;
     }
     const entryEnd = r.sub(end);
@@ -273,7 +275,7 @@ function structJson(r: WireReader, end: number): string {
       const t = r.varint32();
       if (t === ((1 << 3) | 2)) key = r.string();
       else if (t === ((2 << 3) | 2)) value = valueJson(r, r.sub(entryEnd));
-      else r.skipUnknown(t, 2);
+      else skipUnknown(r, t, 2);
     }
     r.at(entryEnd);
     // A map keeps a key's last value at its first place, and an entry without a value holds an empty Value, which toJson refuses.
@@ -286,7 +288,7 @@ function structJson(r: WireReader, end: number): string {
 }
 
 /** google.protobuf.Value as the JSON value it holds. */
-function valueJson(r: WireReader, end: number): string {
+function valueJson(r: ProtoReader, end: number): string {
   let out: string | undefined;
   while (r.pos < end) {
     const tag = r.varint32();
@@ -315,7 +317,7 @@ function valueJson(r: WireReader, end: number): string {
         text = listValueJson(r, r.sub(end));
         break;
       default:
-        r.skipUnknown(tag, 6);
+        skipUnknown(r, tag, 6);
         continue;
     }
     // Its kind is a oneof: a second one replaces the first.
@@ -328,12 +330,12 @@ function valueJson(r: WireReader, end: number): string {
 }
 
 /** google.protobuf.ListValue as a JSON array. */
-function listValueJson(r: WireReader, end: number): string {
+function listValueJson(r: ProtoReader, end: number): string {
   const items: string[] = [];
   while (r.pos < end) {
     const tag = r.varint32();
     if (tag !== ((1 << 3) | 2)) {
-      r.skipUnknown(tag, 1);
+      skipUnknown(r, tag, 1);
       continue;
     }
     items.push(valueJson(r, r.sub(end)));
@@ -342,120 +344,9 @@ function listValueJson(r: WireReader, end: number): string {
   return `[${items.join(",")}]`;
 }
 
-/** Reads protobuf binary; anything malformed is left to fromBinary, which refuses it as it always did. */
-class WireReader {
-  pos = 0;
-  readonly end: number;
-  private readonly buf: Buffer;
-
-  constructor(bytes: Uint8Array) {
-    this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.end = bytes.length;
-  }
-
-  /** A varint's low 32 bits (a longer varint, as a negative int32, is read whole). */
-  varint32(): number {
-    const b = this.buf;
-    let result = 0;
-    for (let shift = 0; shift < 70; shift += 7) {
-      if (this.pos >= this.end) throw DECODE_INSTEAD;
-      const byte = b[this.pos++]!;
-      if (shift < 32) result |= (byte & 0x7f) << shift;
-      if (byte < 0x80) return result;
-    }
-    throw DECODE_INSTEAD;
-  }
-
-  /** A non-negative varint that a double holds exactly (a Timestamp's seconds); anything else is left to fromBinary. */
-  varintSafe(): number {
-    const b = this.buf;
-    let result = 0;
-    for (let shift = 0; shift < 53; shift += 7) {
-      if (this.pos >= this.end) throw DECODE_INSTEAD;
-      const byte = b[this.pos++]!;
-      result += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return result;
-    }
-    throw DECODE_INSTEAD;
-  }
-
-  /** Reads a length and returns where those bytes end, within `limit`. */
-  sub(limit: number): number {
-    const len = this.varint32();
-    const end = this.pos + len;
-    if (len < 0 || end > limit) throw DECODE_INSTEAD;
-    return end;
-  }
-
-  /** Checks that a nested message ended exactly where its length said. */
-  at(end: number): void {
-    if (this.pos !== end) throw DECODE_INSTEAD;
-  }
-
-  /** Steps over a field of a well-known type's other numbers; one of its own `known` numbers with an unexpected wire type is left to fromBinary. */
-  skipUnknown(tag: number, known: number): void {
-    const n = tag >>> 3;
-    if (n >= 1 && n <= known) throw DECODE_INSTEAD;
-    this.skip(tag & 7);
-  }
-
-  private span(): [number, number] {
-    const len = this.varint32();
-    const start = this.pos;
-    if (len < 0 || start + len > this.end) throw DECODE_INSTEAD;
-    this.pos = start + len;
-    return [start, this.pos];
-  }
-
-  string(): string {
-    const [start, end] = this.span();
-    return this.buf.toString("utf8", start, end);
-  }
-
-  bytesBase64(): string {
-    const [start, end] = this.span();
-    return this.buf.toString("base64", start, end);
-  }
-
-  fixed32(): number {
-    if (this.pos + 4 > this.end) throw DECODE_INSTEAD;
-    const n = this.buf.readUInt32LE(this.pos);
-    this.pos += 4;
-    return n;
-  }
-
-  float(): number {
-    if (this.pos + 4 > this.end) throw DECODE_INSTEAD;
-    const n = this.buf.readFloatLE(this.pos);
-    this.pos += 4;
-    return n;
-  }
-
-  double(): number {
-    if (this.pos + 8 > this.end) throw DECODE_INSTEAD;
-    const n = this.buf.readDoubleLE(this.pos);
-    this.pos += 8;
-    return n;
-  }
-
-  /** Steps over a field this reader has no slot for; groups (wire types 3 and 4) are left to fromBinary. */
-  skip(wireType: number): void {
-    switch (wireType) {
-      case 0:
-        this.varint32();
-        return;
-      case 1:
-        this.pos += 8;
-        break;
-      case 2:
-        this.span();
-        return;
-      case 5:
-        this.pos += 4;
-        break;
-      default:
-        throw DECODE_INSTEAD;
-    }
-    if (this.pos > this.end) throw DECODE_INSTEAD;
-  }
+/** Steps over a field of a well-known type's other numbers; one of its own numbers 1..`known` with an unexpected wire type is left to fromBinary. */
+function skipUnknown(r: ProtoReader, tag: number, known: number): void {
+  const n = tag >>> 3;
+  if (n >= 1 && n <= known) throw DECODE_INSTEAD;
+  r.skip(tag & 7);
 }

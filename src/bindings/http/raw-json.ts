@@ -35,9 +35,10 @@ export function jsonText(body: unknown): string {
   return `{${out}}`;
 }
 
-/** Whether a plain object has a RawJson member. */
+/** Whether a value is a RawJson or a plain object with a RawJson member. */
 function holdsRaw(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof RawJson) return value instanceof RawJson;
+  if (value instanceof RawJson) return true;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   for (const key in value) if ((value as Record<string, unknown>)[key] instanceof RawJson) return true;
   return false;
 }

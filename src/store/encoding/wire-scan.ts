@@ -8,71 +8,49 @@
  * returns. It reads bytes toBinary just wrote, so a malformed message is
  * a bug and throws.
  */
-
-const VARINT = 0;
-const FIXED64 = 1;
-const LENGTH_DELIMITED = 2;
-const FIXED32 = 5;
+import { MalformedProto, ProtoReader, WIRE } from "../../protocol/index.js";
 
 /** Where one field's value lies; reused from field to field. */
 class Cursor {
-  pos = 0;
   field = 0;
   type = 0;
   start = 0;
   end = 0;
+  private readonly reader: ProtoReader;
 
-  constructor(private readonly bytes: Uint8Array) {}
+  constructor(bytes: Uint8Array) {
+    this.reader = new ProtoReader(bytes);
+  }
+
+  /** Where the next field begins. */
+  get pos(): number {
+    return this.reader.pos;
+  }
 
   /** Moves to the next field; false at the end of the message. */
   next(): boolean {
-    if (this.pos >= this.bytes.length) return false;
-    const tag = this.varint();
-    this.field = Math.floor(tag / 8);
-    this.type = tag % 8;
-    switch (this.type) {
-      case VARINT:
-        this.start = this.pos;
-        while (this.byte() & 0x80);
-        break;
-      case FIXED64:
-        this.start = this.pos;
-        this.pos += 8;
-        break;
-      case LENGTH_DELIMITED: {
-        const length = this.varint();
-        this.start = this.pos;
-        this.pos += length;
-        break;
+    const r = this.reader;
+    if (r.pos >= r.end) return false;
+    try {
+      const tag = r.varintSafe();
+      this.field = Math.floor(tag / 8);
+      this.type = tag % 8;
+      // A length-delimited value starts after its length; every other one where it lies.
+      if (this.type === WIRE.LEN) {
+        this.end = r.sub(r.end);
+        this.start = r.pos;
+        r.pos = this.end;
+      } else {
+        this.start = r.pos;
+        r.skip(this.type);
+        this.end = r.pos;
       }
-      case FIXED32:
-        this.start = this.pos;
-        this.pos += 4;
-        break;
-      default:
-        // Groups (3, 4) are proto2 only; nothing the hub encodes has them.
-        throw new Error(`wire scan: unexpected wire type ${this.type} for field ${this.field}`);
+    } catch (e) {
+      // These are bytes toBinary just wrote: a malformed message is a bug.
+      if (e instanceof MalformedProto) throw new Error(`wire scan: ${e.message} (field ${this.field})`);
+      throw e;
     }
-    if (this.pos > this.bytes.length) throw new Error(`wire scan: field ${this.field} runs past the end of the message`);
-    this.end = this.pos;
     return true;
-  }
-
-  private byte(): number {
-    if (this.pos >= this.bytes.length) throw new Error("wire scan: premature end of a varint");
-    return this.bytes[this.pos++]!;
-  }
-
-  /** A varint up to 2^53 (tags and lengths are far below it). */
-  private varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const b = this.byte();
-      value += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) return value;
-      scale *= 128;
-    }
   }
 }
 
@@ -80,7 +58,7 @@ class Cursor {
 export function fieldValues(bytes: Uint8Array, field: number): Uint8Array[] {
   const out: Uint8Array[] = [];
   const c = new Cursor(bytes);
-  while (c.next()) if (c.field === field && c.type === LENGTH_DELIMITED) out.push(bytes.subarray(c.start, c.end));
+  while (c.next()) if (c.field === field && c.type === WIRE.LEN) out.push(bytes.subarray(c.start, c.end));
   return out;
 }
 
@@ -90,7 +68,7 @@ export function fieldValue(bytes: Uint8Array, field: number): Uint8Array | undef
   let start = -1;
   let end = -1;
   while (c.next()) {
-    if (c.field === field && c.type === LENGTH_DELIMITED) {
+    if (c.field === field && c.type === WIRE.LEN) {
       start = c.start;
       end = c.end;
     }
