@@ -24,14 +24,14 @@ import { startTestHub, type TestHub, type TransportName } from "./helpers/test-h
  */
 const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }> = {
   TaskNotFound: { jsonRpc: -32001, grpc: "NOT_FOUND", http: 404 },
-  TaskNotCancelable: { jsonRpc: -32002, grpc: "FAILED_PRECONDITION", http: 409 },
-  PushNotificationNotSupported: { jsonRpc: -32003, grpc: "UNIMPLEMENTED", http: 400 },
-  UnsupportedOperation: { jsonRpc: -32004, grpc: "UNIMPLEMENTED", http: 400 },
-  ContentTypeNotSupported: { jsonRpc: -32005, grpc: "INVALID_ARGUMENT", http: 415 },
-  InvalidAgentResponse: { jsonRpc: -32006, grpc: "INTERNAL", http: 502 },
+  TaskNotCancelable: { jsonRpc: -32002, grpc: "FAILED_PRECONDITION", http: 400 },
+  PushNotificationNotSupported: { jsonRpc: -32003, grpc: "FAILED_PRECONDITION", http: 400 },
+  UnsupportedOperation: { jsonRpc: -32004, grpc: "FAILED_PRECONDITION", http: 400 },
+  ContentTypeNotSupported: { jsonRpc: -32005, grpc: "INVALID_ARGUMENT", http: 400 },
+  InvalidAgentResponse: { jsonRpc: -32006, grpc: "INTERNAL", http: 500 },
   ExtendedAgentCardNotConfigured: { jsonRpc: -32007, grpc: "FAILED_PRECONDITION", http: 400 },
   ExtensionSupportRequired: { jsonRpc: -32008, grpc: "FAILED_PRECONDITION", http: 400 },
-  VersionNotSupported: { jsonRpc: -32009, grpc: "UNIMPLEMENTED", http: 400 },
+  VersionNotSupported: { jsonRpc: -32009, grpc: "FAILED_PRECONDITION", http: 400 },
   InvalidParams: { jsonRpc: -32602, grpc: "INVALID_ARGUMENT", http: 400 },
   // Ours, not the spec's: a configured limit; JSON-RPC's server-defined range as for rate limits.
   ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
@@ -157,8 +157,8 @@ interface Provocation {
   readonly error: A2AErrorName;
   readonly why: string;
   readonly hub?: () => TestHub;
-  /** The service call over gRPC, Connect or gRPC-Web; undefined when that binding cannot be asked this way yet. */
-  readonly grpc?: (hub: TestHub, transport: TransportName) => Promise<unknown>;
+  /** The service call over gRPC, Connect or gRPC-Web. */
+  readonly grpc: (hub: TestHub, transport: TransportName) => Promise<unknown>;
   readonly jsonRpc: { method: string; params: () => unknown; headers?: Record<string, string> };
   readonly rest: { method: string; path: () => string; body?: () => unknown; headers?: Record<string, string> };
 }
@@ -283,10 +283,10 @@ describe("a request body that is not JSON is ContentTypeNotSupported, judged bef
     expect(errorInfos(json.error.data).map((i) => i.reason)).toEqual([row.reason]);
   });
 
-  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml; charset=utf-8"])("REST with Content-Type %s: 415 with a google.rpc.Status body", async (type) => {
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml; charset=utf-8"])("REST with Content-Type %s: 400 with a google.rpc.Status body", async (type) => {
     const r = await rest(t.url, "POST", "/message:send", { body: { message: userMessage("hi") }, headers: { "content-type": type } });
-    expect(r.status, r.text).toBe(415);
-    expect(r.json.error).toMatchObject({ code: 415, status: "INVALID_ARGUMENT" });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
     expect(errorInfos(r.json.error.details).map((i) => i.reason)).toEqual([row.reason]);
   });
 
@@ -332,35 +332,44 @@ describe("a part of a media type the agent does not accept is ContentTypeNotSupp
   });
 });
 
+/** The connect Code whose google.rpc.Code name is `name` ("FAILED_PRECONDITION" → Code.FailedPrecondition). */
+const codeNamed = (name: string): Code => (Object.values(Code).filter((c) => typeof c === "number") as Code[]).find((c) => grpcStatusName(c) === name)!;
+
 describe.each(PROVOCATIONS)("$error end to end ($why)", (p) => {
-  const row = ERROR_TABLE[p.error];
+  // The expected codes come from SPEC, written out from §5.4, never from ERROR_TABLE.
+  const spec = SPEC[p.error];
+  const reason = upperSnake(p.error);
   const hub = () => (p.hub ?? (() => t))();
 
-  if (p.grpc) {
-    // One service, three protocols on the one port: each says the row's status its own way.
-    it.each(["grpc", "connect-h1", "grpc-web"] as const)("over %s: the table's status code and ErrorInfo reason", async (transport) => {
-      await expectA2AError(() => p.grpc!(hub(), transport), row.grpcCode, row.reason);
-    });
-  } else {
-    it.todo("over gRPC/Connect: needs A2A-Version / A2A-Extensions negotiation in src/bindings/connect");
-  }
+  // One service, three protocols on the one port: each says the row's status its own way.
+  it.each(["grpc", "connect-h1", "connect-h2", "grpc-web"] as const)("over %s: the spec's status code and ErrorInfo reason", async (transport) => {
+    await expectA2AError(() => p.grpc(hub(), transport), codeNamed(spec.grpc), reason);
+  });
 
-  it("over JSON-RPC: the table's error code", async () => {
+  it("over JSON-RPC: the spec's error code", async () => {
     const res = await fetch(hub().url, {
       method: "POST",
       body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: p.jsonRpc.method, params: p.jsonRpc.params() }),
       headers: { "content-type": "application/json", ...p.jsonRpc.headers },
     });
     const json = (await res.json()) as any;
-    expect(json.error?.code, JSON.stringify(json)).toBe(row.jsonRpcCode);
-    if (p.error !== "InvalidParams") expect(errorInfos(json.error.data).map((i) => i.reason)).toEqual([row.reason]);
+    expect(json.error?.code, JSON.stringify(json)).toBe(spec.jsonRpc);
+    if (p.error !== "InvalidParams") expect(errorInfos(json.error.data).map((i) => i.reason)).toEqual([reason]);
   });
 
-  it("over HTTP+JSON: the table's HTTP status and ErrorInfo reason", async () => {
+  it("over HTTP+JSON (application/json): the spec's HTTP status and ErrorInfo reason in a google.rpc.Status", async () => {
     const r = await rest(hub().url, p.rest.method, p.rest.path(), { body: p.rest.body?.(), headers: p.rest.headers });
-    expect(r.status, r.text).toBe(row.httpStatus);
-    expect(r.json.error).toMatchObject({ code: row.httpStatus, status: grpcStatusName(row.grpcCode) });
+    expect(r.status, r.text).toBe(spec.http);
+    expect(r.json.error).toMatchObject({ code: spec.http, status: spec.grpc });
     if (p.error === "InvalidParams") expect(r.json.error.details[0]["@type"]).toBe("type.googleapis.com/google.rpc.BadRequest");
-    else expect(errorInfos(r.json.error.details).map((i) => i.reason)).toEqual([row.reason]);
+    else expect(errorInfos(r.json.error.details).map((i) => i.reason)).toEqual([reason]);
+  });
+
+  // A refusal of the credentials is answered before the binding reads Accept; every other row honours it.
+  it.skipIf(p.error === "Unauthenticated")("over HTTP+JSON (application/problem+json): the spec's HTTP status and the reason as a problem member", async () => {
+    const r = await rest(hub().url, p.rest.method, p.rest.path(), { body: p.rest.body?.(), headers: { ...p.rest.headers, accept: "application/problem+json" } });
+    expect(r.status, r.text).toBe(spec.http);
+    expect(r.json).toMatchObject({ status: spec.http, type: `https://a2a-protocol.org/errors/${reason.toLowerCase().replaceAll("_", "-")}` });
+    if (p.error !== "InvalidParams") expect(r.json.reason).toBe(reason);
   });
 });

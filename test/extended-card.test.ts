@@ -21,7 +21,7 @@ describe.each(TRANSPORTS)("GetExtendedAgentCard over %s (§3.1.11)", (transport)
   it("is UnsupportedOperation when the card does not declare it", async () => {
     const t = await startTestHub();
     hubs.push(t);
-    await expectA2AError(() => t.client(transport).getExtendedAgentCard({}), Code.Unimplemented, "UNSUPPORTED_OPERATION");
+    await expectA2AError(() => t.client(transport).getExtendedAgentCard({}), Code.FailedPrecondition, "UNSUPPORTED_OPERATION");
   });
 
   it("is ExtendedAgentCardNotConfigured when declared but absent", async () => {

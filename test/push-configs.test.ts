@@ -38,10 +38,10 @@ describe.each(TRANSPORTS)("push notification configs over %s", (transport) => {
     const client = withoutPush.client(transport);
     const task = taskOf(await client.sendMessage(textRequest("x")));
     const reason = "PUSH_NOTIFICATION_NOT_SUPPORTED";
-    await expectA2AError(() => client.createTaskPushNotificationConfig({ taskId: task.id, url: "https://example.com/h" }), Code.Unimplemented, reason);
-    await expectA2AError(() => client.getTaskPushNotificationConfig({ taskId: task.id, id: "x" }), Code.Unimplemented, reason);
-    await expectA2AError(() => client.listTaskPushNotificationConfigs({ taskId: task.id }), Code.Unimplemented, reason);
-    await expectA2AError(() => client.deleteTaskPushNotificationConfig({ taskId: task.id, id: "x" }), Code.Unimplemented, reason);
+    await expectA2AError(() => client.createTaskPushNotificationConfig({ taskId: task.id, url: "https://example.com/h" }), Code.FailedPrecondition, reason);
+    await expectA2AError(() => client.getTaskPushNotificationConfig({ taskId: task.id, id: "x" }), Code.FailedPrecondition, reason);
+    await expectA2AError(() => client.listTaskPushNotificationConfigs({ taskId: task.id }), Code.FailedPrecondition, reason);
+    await expectA2AError(() => client.deleteTaskPushNotificationConfig({ taskId: task.id, id: "x" }), Code.FailedPrecondition, reason);
   });
 });
 

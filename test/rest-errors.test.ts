@@ -43,21 +43,21 @@ describe("§11.6 google.rpc.Status bodies, statuses per §5.4", () => {
     });
   });
 
-  it("TaskNotCancelable is 409 FAILED_PRECONDITION", async () => {
+  it("TaskNotCancelable is 400 FAILED_PRECONDITION", async () => {
     const task = await sendText(t.url, "done");
-    expectStatusError(await rest(t.url, "POST", `/tasks/${task.id}:cancel`), 409, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE");
+    expectStatusError(await rest(t.url, "POST", `/tasks/${task.id}:cancel`), 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE");
   });
 
-  it("UnsupportedOperation is 400 UNIMPLEMENTED (a message to a terminal task)", async () => {
+  it("UnsupportedOperation is 400 FAILED_PRECONDITION (a message to a terminal task)", async () => {
     const task = await sendText(t.url, "done");
     const r = await rest(t.url, "POST", "/message:send", { body: { message: userMessage("again", { taskId: task.id }) } });
-    expectStatusError(r, 400, "UNIMPLEMENTED", "UNSUPPORTED_OPERATION");
+    expectStatusError(r, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION");
   });
 
-  it("ContentTypeNotSupported is 415 INVALID_ARGUMENT with the ErrorInfo and the offending field", async () => {
+  it("ContentTypeNotSupported is 400 INVALID_ARGUMENT with the ErrorInfo and the offending field", async () => {
     const message = { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }, { raw: "AQI=", mediaType: "image/png" }] };
     const r = await rest(t.url, "POST", "/message:send", { body: { message } });
-    expectStatusError(r, 415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED");
+    expectStatusError(r, 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED");
     expect(violatedFields(r)).toEqual(["message.parts[1].mediaType"]);
   });
 
@@ -84,9 +84,9 @@ describe("§11.6 google.rpc.Status bodies, statuses per §5.4", () => {
     expect(violatedFields(array)).toEqual(["body"]);
   });
 
-  it("a body that is not JSON by its Content-Type is 415", async () => {
+  it("a body that is not JSON by its Content-Type is ContentTypeNotSupported, 400", async () => {
     const r = await rest(t.url, "POST", "/message:send", { raw: "hello", headers: { "content-type": "text/plain" } });
-    expectStatusError(r, 415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED");
+    expectStatusError(r, 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED");
   });
 
   it("a body over the limit is 413, and the server stays usable", async () => {
@@ -112,7 +112,7 @@ describe("PushNotificationNotSupported on an agent without push (§3.3.4)", () =
     await noPush.stop();
   });
 
-  it("is 400 UNIMPLEMENTED on all four push routes", async () => {
+  it("is 400 FAILED_PRECONDITION on all four push routes", async () => {
     const task = await sendText(noPush.url, "input-required");
     const base = `/tasks/${task.id}/pushNotificationConfigs`;
     const calls: Array<[string, string, unknown]> = [
@@ -122,7 +122,7 @@ describe("PushNotificationNotSupported on an agent without push (§3.3.4)", () =
       ["DELETE", `${base}/c1`, undefined],
     ];
     for (const [method, path, body] of calls) {
-      expectStatusError(await rest(noPush.url, method, path, { body }), 400, "UNIMPLEMENTED", "PUSH_NOTIFICATION_NOT_SUPPORTED");
+      expectStatusError(await rest(noPush.url, method, path, { body }), 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED");
     }
   });
 });
@@ -136,7 +136,7 @@ describe("RFC 9457 problem details when the client asks for them", () => {
 
   it("names each A2A error by its kebab-case type", async () => {
     const task = await sendText(t.url, "done");
-    expectProblem(await rest(t.url, "POST", `/tasks/${task.id}:cancel`, { headers: PROBLEM }), 409, "task-not-cancelable");
+    expectProblem(await rest(t.url, "POST", `/tasks/${task.id}:cancel`, { headers: PROBLEM }), 400, "task-not-cancelable");
     expectProblem(await rest(t.url, "GET", "/extendedAgentCard", { headers: PROBLEM }), 400, "unsupported-operation");
     expectProblem(await rest(t.url, "GET", "/tasks", { headers: { ...PROBLEM, "A2A-Version": "0.5" } }), 400, "version-not-supported");
   });
@@ -180,18 +180,18 @@ describe("A2A-Version, as in JSON-RPC (§3.6)", () => {
       ["/tasks?A2A-Version=2.0", {}],
     ] as const) {
       const r = await rest(t.url, "GET", path, { headers });
-      expectStatusError(r, 400, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED");
+      expectStatusError(r, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED");
       expect(r.json.error.details[0].metadata).toMatchObject({ supportedVersions: "1.0" });
     }
   });
 
   it("refuses 0.3: the v1.0 paths speak only 1.0 (v0.3's REST binding lived under /v1/)", async () => {
-    expectStatusError(await rest(t.url, "GET", "/tasks", { headers: { "A2A-Version": "0.3" } }), 400, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED");
+    expectStatusError(await rest(t.url, "GET", "/tasks", { headers: { "A2A-Version": "0.3" } }), 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED");
   });
 
   it("refuses the version before reading the body, and keeps the connection usable", async () => {
     const r = await rest(t.url, "POST", "/message:send", { raw: "{not json", headers: { "A2A-Version": "3" } });
-    expectStatusError(r, 400, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED");
+    expectStatusError(r, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED");
   });
 
   it("accepts 1.0, 1 and 1.0.1, and reads no header as 1.0", async () => {

@@ -128,7 +128,7 @@ describe("push notification config routes (§11.3.3)", () => {
 
 describe("GET /extendedAgentCard (§11.3.4)", () => {
   it("is UnsupportedOperation when the card does not declare one", async () => {
-    expectStatusError(await rest(t.url, "GET", "/extendedAgentCard"), 400, "UNIMPLEMENTED", "UNSUPPORTED_OPERATION");
+    expectStatusError(await rest(t.url, "GET", "/extendedAgentCard"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION");
   });
 
   it("answers the configured extended card", async () => {
@@ -151,9 +151,9 @@ describe("the /{tenant} prefix", () => {
     const task = await sendText(t.url, "tenant echo", { prefix: "/echo" });
     expect((await rest(t.url, "GET", `/echo/tasks/${task.id}`)).json.id).toBe(task.id);
     expect((await rest(t.url, "GET", `/echo/tasks?contextId=${task.contextId}`)).json.tasks).toHaveLength(1);
-    expectStatusError(await rest(t.url, "POST", `/echo/tasks/${task.id}:cancel`), 409, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE");
+    expectStatusError(await rest(t.url, "POST", `/echo/tasks/${task.id}:cancel`), 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE");
     expect((await rest(t.url, "GET", `/echo/tasks/${task.id}/pushNotificationConfigs`)).json).toEqual({ configs: [] });
-    expectStatusError(await rest(t.url, "GET", "/echo/extendedAgentCard"), 400, "UNIMPLEMENTED", "UNSUPPORTED_OPERATION");
+    expectStatusError(await rest(t.url, "GET", "/echo/extendedAgentCard"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION");
   });
 
   it("answers a tenant no agent has as the core does: not found (§13.1)", async () => {

@@ -83,7 +83,7 @@ describe("@a2a-js/sdk@1.3.0 over HTTP+JSON (RestTransportFactory), from the agen
     const done: any = await client.sendMessage(sdkSend("done"));
     await expect(client.cancelTask({ tenant: "", id: done.id } as never)).rejects.toBeInstanceOf(TaskNotCancelableError);
     const err: any = await client.cancelTask({ tenant: "", id: done.id } as never).catch((e) => e);
-    expect(err.statusCode).toBe(409);
+    expect(err.statusCode).toBe(400);
     const terminal = (async () => {
       for await (const _ of client.resubscribeTask({ tenant: "", id: done.id } as never));
     })();

@@ -136,7 +136,7 @@ describe("GET and POST /tasks/{id}:subscribe (§11.3.2, §3.1.6)", () => {
     const s = await openStream(t.url, "GET", `/tasks/${task.id}:subscribe`);
     const events = await dataEvents(s.events!);
     expect(events[0]!.data.task.id).toBe(task.id);
-    expect(events.at(-1)).toMatchObject({ event: "error", data: { error: { code: 502, status: "INTERNAL", details: [expect.objectContaining({ reason: "INVALID_AGENT_RESPONSE" })] } } });
+    expect(events.at(-1)).toMatchObject({ event: "error", data: { error: { code: 500, status: "INTERNAL", details: [expect.objectContaining({ reason: "INVALID_AGENT_RESPONSE" })] } } });
     await rest(t.url, "POST", `/tasks/${task.id}:cancel`);
   });
 

@@ -101,7 +101,7 @@ describe("multi-turn (§3.4)", () => {
   it("a message to a terminal task is UnsupportedOperation", async () => {
     const done = await client().sendMessage(textRequest("done"));
     if (done.payload.case !== "task") throw new Error("no task");
-    await expectA2AError(() => client().sendMessage(textRequest("again", { taskId: taskOf(done).id })), Code.Unimplemented, "UNSUPPORTED_OPERATION");
+    await expectA2AError(() => client().sendMessage(textRequest("again", { taskId: taskOf(done).id })), Code.FailedPrecondition, "UNSUPPORTED_OPERATION");
   });
 
   it("a taskId and a contextId that disagree are InvalidParams", async () => {

@@ -67,7 +67,7 @@ describe.each(TRANSPORTS)("SubscribeToTask over %s", (transport) => {
   it("a terminal task is UnsupportedOperation", async () => {
     const client = t.client(transport);
     const done = taskOf(await client.sendMessage(textRequest("done")));
-    await expectA2AError(() => collect(client.subscribeToTask({ id: done.id })), Code.Unimplemented, "UNSUPPORTED_OPERATION");
+    await expectA2AError(() => collect(client.subscribeToTask({ id: done.id })), Code.FailedPrecondition, "UNSUPPORTED_OPERATION");
   });
 
   it("an unknown task is TaskNotFound", async () => {

@@ -116,7 +116,7 @@ export function fromHttpError(status: number, statusText: string, body: unknown)
   if (status === 415) return build("ContentTypeNotSupported", what, facts, { httpStatus: String(status) });
   // §11.6 makes ErrorInfo mandatory for A2A errors, so without one only the
   // statuses every A2A server uses for validation (400, with BadRequest), for
-  // its own failures (500) and §5.4's one 409 are A2A errors; a 404 is then a wrong URL.
+  // its own failures (500) and v1.0.0 §5.4's one 409 (servers of that version) are A2A errors; a 404 is then a wrong URL.
   if (status === 400 || status === 409 || status === 500) return build(pick(namesWhere((row) => row.httpStatus === status)) ?? "Internal", message || what, facts, { httpStatus: String(status) });
   return clientFailure("HTTP_STATUS", what, undefined, { httpStatus: String(status) });
 }

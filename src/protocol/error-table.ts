@@ -32,22 +32,21 @@ export interface ErrorRow {
 }
 
 /**
- * §5.4: the only place where binding codes for A2A errors are written down.
- * The statuses follow the spec's current table (TaskNotCancelable 409
- * Conflict, ContentTypeNotSupported 415, InvalidAgentResponse 502 Bad
- * Gateway, UNIMPLEMENTED for what the agent or server does not implement),
- * which the official SDKs and conformance kits check.
+ * §5.4 of v1.0.1: the only place where binding codes for A2A errors are written down.
+ * v1.0.1 maps every A2A error a client can fix or cannot retry to gRPC
+ * FAILED_PRECONDITION (or INVALID_ARGUMENT) and HTTP 400, and InvalidAgentResponse
+ * to INTERNAL / 500; the ErrorInfo reason tells errors with one status apart (§11.6).
  */
 export const ERROR_TABLE: Readonly<Record<A2AErrorName, ErrorRow>> = {
   TaskNotFound: { reason: "TASK_NOT_FOUND", jsonRpcCode: -32001, grpcCode: Code.NotFound, httpStatus: 404, title: "Task not found" },
-  TaskNotCancelable: { reason: "TASK_NOT_CANCELABLE", jsonRpcCode: -32002, grpcCode: Code.FailedPrecondition, httpStatus: 409, title: "Task cannot be canceled" },
-  PushNotificationNotSupported: { reason: "PUSH_NOTIFICATION_NOT_SUPPORTED", jsonRpcCode: -32003, grpcCode: Code.Unimplemented, httpStatus: 400, title: "Push notifications are not supported" },
-  UnsupportedOperation: { reason: "UNSUPPORTED_OPERATION", jsonRpcCode: -32004, grpcCode: Code.Unimplemented, httpStatus: 400, title: "This operation is not supported" },
-  ContentTypeNotSupported: { reason: "CONTENT_TYPE_NOT_SUPPORTED", jsonRpcCode: -32005, grpcCode: Code.InvalidArgument, httpStatus: 415, title: "Incompatible content types" },
-  InvalidAgentResponse: { reason: "INVALID_AGENT_RESPONSE", jsonRpcCode: -32006, grpcCode: Code.Internal, httpStatus: 502, title: "Invalid agent response" },
+  TaskNotCancelable: { reason: "TASK_NOT_CANCELABLE", jsonRpcCode: -32002, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Task cannot be canceled" },
+  PushNotificationNotSupported: { reason: "PUSH_NOTIFICATION_NOT_SUPPORTED", jsonRpcCode: -32003, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Push notifications are not supported" },
+  UnsupportedOperation: { reason: "UNSUPPORTED_OPERATION", jsonRpcCode: -32004, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "This operation is not supported" },
+  ContentTypeNotSupported: { reason: "CONTENT_TYPE_NOT_SUPPORTED", jsonRpcCode: -32005, grpcCode: Code.InvalidArgument, httpStatus: 400, title: "Incompatible content types" },
+  InvalidAgentResponse: { reason: "INVALID_AGENT_RESPONSE", jsonRpcCode: -32006, grpcCode: Code.Internal, httpStatus: 500, title: "Invalid agent response" },
   ExtendedAgentCardNotConfigured: { reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED", jsonRpcCode: -32007, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Extended agent card not configured" },
   ExtensionSupportRequired: { reason: "EXTENSION_SUPPORT_REQUIRED", jsonRpcCode: -32008, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Extension support required" },
-  VersionNotSupported: { reason: "VERSION_NOT_SUPPORTED", jsonRpcCode: -32009, grpcCode: Code.Unimplemented, httpStatus: 400, title: "Protocol version not supported" },
+  VersionNotSupported: { reason: "VERSION_NOT_SUPPORTED", jsonRpcCode: -32009, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Protocol version not supported" },
   // JSON-RPC 2.0 §5.1 and §3.3.2 "Validation Errors".
   InvalidParams: { reason: "INVALID_PARAMS", jsonRpcCode: -32602, grpcCode: Code.InvalidArgument, httpStatus: 400, title: "Invalid parameters" },
   // A configured limit of the server (tasks in flight, open streams) is reached. Not an
