@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -283,7 +283,11 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   };
   const readMaxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const handler = connectNodeAdapter({
-    routes: connectRoutes(core.service, logger),
+    // lf.a2a.v1 (v1.0) and a2a.v1 (v0.3) differ by package: both services answer on the one port.
+    routes: (router) => {
+      connectRoutes(core.service, logger)(router);
+      v03ConnectRoutes(core.service, logger)(router);
+    },
     // The same body limit as the JSON facades: connect-node would otherwise buffer up to 4 GiB per message.
     readMaxBytes,
     // Authentication first (§7.4): nothing reaches the service without a tenant.

@@ -1,5 +1,6 @@
 /** The Connect / gRPC / gRPC-Web binding, served by connect-node. */
 export { connectRoutes } from "./connect-routes.js";
+export { v03ConnectRoutes } from "./v03-routes.js";
 export { toConnectError } from "./connect-errors.js";
 export { rpcContextValues } from "./context-values.js";
 export { accessInterceptor, rpcCallScope } from "./access-interceptor.js";

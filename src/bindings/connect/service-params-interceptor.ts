@@ -1,6 +1,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { serviceParamsKey, type Logger, type ServiceParams } from "../../core/index.js";
-import { EXTENSIONS_HEADER, parseExtensions, parseVersion, VERSION_HEADER } from "../http/index.js";
+import { EXTENSIONS_HEADER, parseExtensions, parseVersion, VERSION_HEADER, type A2AVersion } from "../http/index.js";
+import { V03Service } from "../../protocol/index.js";
 import { toConnectError } from "./connect-errors.js";
 
 /**
@@ -11,7 +12,8 @@ import { toConnectError } from "./connect-errors.js";
  */
 export function serviceParamsInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
-    const params = rpcServiceParams(req.header.get(VERSION_HEADER), req.header.get(EXTENSIONS_HEADER), logger);
+    const legacy = req.service.typeName === V03Service.typeName;
+    const params = rpcServiceParams(req.header.get(VERSION_HEADER), req.header.get(EXTENSIONS_HEADER), logger, legacy ? "0.3" : "1.0");
     req.contextValues.set(serviceParamsKey, params);
     const res = await next(req);
     if (params.extensions.length > 0) res.header.set(EXTENSIONS_HEADER, params.extensions.join(", "));
@@ -24,14 +26,14 @@ export function serviceParamsInterceptor(logger: Logger): Interceptor {
  * that refuses its version. Shared by the interceptor and the gRPC stream
  * path that answers without connect-node (grpc-stream-route.ts).
  */
-export function rpcServiceParams(version: string | null | undefined, extensions: string | null | undefined, logger: Logger): ServiceParams {
+export function rpcServiceParams(version: string | null | undefined, extensions: string | null | undefined, logger: Logger, proto: A2AVersion = "1.0"): ServiceParams {
   let v;
   try {
-    // The gRPC binding is the v1.0 proto (package lf.a2a.v1); v0.3 had its own.
-    v = parseVersion(version ?? undefined, ["1.0"]);
+    // Each proto is one version: lf.a2a.v1 is v1.0, a2a.v1 is v0.3 (§3.6.2).
+    v = parseVersion(version ?? undefined, [proto]);
   } catch (e) {
     throw toConnectError(e, logger);
   }
-  // gRPC clients are v1.0 clients: no header means the version of the proto.
-  return { version: v ?? "1.0", extensions: parseExtensions(extensions ?? undefined) };
+  // No header means the version of the proto the client called.
+  return { version: v ?? proto, extensions: parseExtensions(extensions ?? undefined) };
 }

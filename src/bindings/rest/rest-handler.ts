@@ -23,12 +23,13 @@ import { statusBody, toRestFailure } from "./rest-errors.js";
 import { sendFailure, sendResult } from "./rest-response.js";
 import type { RouteInput } from "./rest-routes.js";
 import { matchRoute } from "./route-match.js";
+import { serveV03 } from "./v03-handler.js";
+import { matchV03Route } from "./v03-routes.js";
 
 /**
- * The A2A versions the binding speaks. Its paths are v1.0's (v0.3's REST
- * binding lived under `/v1/…` with other JSON), so a request without
- * A2A-Version is read as 1.0 here, and "0.3" is VersionNotSupported
- * (§3.6.2: not supported by this interface; the card lists HTTP+JSON at 1.0).
+ * The A2A versions the v1.0 routes speak: a request without A2A-Version is
+ * read as 1.0 there, and "0.3" is VersionNotSupported (§3.6.2). v0.3's
+ * HTTP+JSON binding has routes of its own under `/v1/…` (v03-routes.ts).
  */
 export const REST_VERSIONS: readonly A2AVersion[] = ["1.0"];
 
@@ -79,6 +80,14 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const path = pathOf(req.url);
     const relative = base === "" ? path : path === base ? "/" : path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
     if (relative === undefined) return false;
+    // The v0.3 binding's routes live under /v1/ (v1.0's never begin with a segment "v1" but as a tenant prefix, which they yield to).
+    if (relative.startsWith("/v1/")) {
+      const legacy = matchV03Route(req.method ?? "", relative);
+      if (legacy.kind !== "notFound") {
+        await serveV03(req, res, legacy, options);
+        return true;
+      }
+    }
 
     const abort = new ClientGone();
     res.once("close", () => {

@@ -1,9 +1,9 @@
-import { decode, matchTemplate, templateVerbs } from "./path-template.js";
+import { decode, matchTemplate, templateVerbs, type PathTemplate } from "./path-template.js";
 import { REST_ROUTES, type RestRoute } from "./rest-routes.js";
 
-/** What a path and method select. */
-export type RouteMatch =
-  | { readonly kind: "found"; readonly route: RestRoute; readonly fields: Readonly<Record<string, string>> }
+/** What a path and method select (of the v1.0 routes, or another route table). */
+export type RouteMatch<R = RestRoute> =
+  | { readonly kind: "found"; readonly route: R; readonly fields: Readonly<Record<string, string>> }
   /** The path is a route's, the method is not: RFC 9110 §15.5.6 lists the allowed ones. */
   | { readonly kind: "wrongMethod"; readonly allow: readonly string[] }
   | { readonly kind: "notFound" };
@@ -28,9 +28,20 @@ export function matchRoute(method: string, path: string): RouteMatch {
 }
 
 function matchSegments(method: string, segments: readonly string[], prefix: Readonly<Record<string, string>>): RouteMatch {
+  return matchAmong(REST_ROUTES, VERBS, method, segments, prefix);
+}
+
+/** The first of `routes` whose template matches the segments, with the path's fields over `prefix`; else which methods the path has. */
+export function matchAmong<R extends { readonly method: string; readonly template: PathTemplate }>(
+  routes: readonly R[],
+  verbs: ReadonlySet<string>,
+  method: string,
+  segments: readonly string[],
+  prefix: Readonly<Record<string, string>> = {},
+): RouteMatch<R> {
   const allow: string[] = [];
-  for (const route of REST_ROUTES) {
-    const fields = matchTemplate(route.template, segments, VERBS);
+  for (const route of routes) {
+    const fields = matchTemplate(route.template, segments, verbs);
     if (fields === undefined) continue;
     if (route.method === method) return { kind: "found", route, fields: Object.assign({}, prefix, fields) };
     if (!allow.includes(route.method)) allow.push(route.method);
