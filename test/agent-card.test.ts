@@ -28,7 +28,7 @@ describe("GET /.well-known/agent-card.json (§8.2)", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const card = await res.json();
     const pairs = card.supportedInterfaces.map((i: any) => `${i.protocolBinding} ${i.protocolVersion}`);
-    expect(pairs).toEqual(expect.arrayContaining(["JSONRPC 1.0", "JSONRPC 0.3", "GRPC 1.0"]));
+    expect(pairs).toEqual(["JSONRPC 1.0", "JSONRPC 0.3", "GRPC 1.0", "HTTP+JSON 1.0", "GRPC 0.3", "HTTP+JSON 0.3"]);
     // The GRPC interface is the hostname:port gRPC clients dial; the HTTP ones are URLs without a trailing '/'.
     for (const i of card.supportedInterfaces) expect(i.url).toBe(i.protocolBinding === "GRPC" ? new URL(t.url).host : httpUrl(t));
     expect(card.capabilities).toEqual({
@@ -43,12 +43,26 @@ describe("GET /.well-known/agent-card.json (§8.2)", () => {
     expect(card.defaultOutputModes).toContain("text/plain");
   });
 
-  it("carries the v0.3 fields so that v0.3 clients can read it", async () => {
+  it("carries the v0.3 fields so that v0.3 clients can read it: the three v0.3 bindings, once each", async () => {
     const card = await (await fetch(cardUrl(t))).json();
     expect(card.url).toBe(httpUrl(t));
     expect(card.preferredTransport).toBe("JSONRPC");
     expect(card.protocolVersion).toBe("0.3.0");
-    expect(card.additionalInterfaces).toEqual(expect.arrayContaining([{ url: httpUrl(t), transport: "JSONRPC" }, { url: new URL(t.url).host, transport: "GRPC" }]));
+    expect(card.additionalInterfaces).toEqual([
+      { url: httpUrl(t), transport: "JSONRPC" },
+      { url: new URL(t.url).host, transport: "GRPC" },
+      { url: httpUrl(t), transport: "HTTP+JSON" },
+    ]);
+  });
+
+  it("an agent's own v0.3 card lists its v0.3 JSON-RPC and HTTP+JSON endpoints (v0.3 gRPC cannot name an agent)", async () => {
+    const card = await (await fetch(new URL("v1/a2a/agents/echo/agent-card.json", t.url))).json();
+    const base = `${httpUrl(t)}/v1/a2a/agents/echo`;
+    expect(card.url).toBe(base);
+    expect(card.additionalInterfaces).toEqual([
+      { url: base, transport: "JSONRPC" },
+      { url: base, transport: "HTTP+JSON" },
+    ]);
   });
 
   it("uses the configured public base URL when there is one", async () => {

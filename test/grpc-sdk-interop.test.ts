@@ -48,10 +48,13 @@ describe("@a2a-js/sdk GrpcTransportFactory against a hub without tenants", () =>
   });
   afterAll(() => t.stop());
 
-  it("the card's GRPC interface is hostname:port, with no scheme", async () => {
+  it("the card's GRPC interfaces (v1.0, and v0.3's a2a.v1 on the same port) are hostname:port, with no scheme", async () => {
     const card = await (await fetch(new URL(".well-known/agent-card.json", t.url))).json();
     const grpc = card.supportedInterfaces.filter((i: any) => i.protocolBinding === "GRPC");
-    expect(grpc.map((i: any) => i.url)).toEqual([`127.0.0.1:${t.hub.port}`]);
+    expect(grpc.map((i: any) => [i.protocolVersion, i.url])).toEqual([
+      ["1.0", `127.0.0.1:${t.hub.port}`],
+      ["0.3", `127.0.0.1:${t.hub.port}`],
+    ]);
     for (const i of card.supportedInterfaces.filter((i: any) => i.protocolBinding !== "GRPC")) expect(i.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
   });
 

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import { AgentCardSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import { dialectV03 } from "../protocol/index.js";
 
-/** The transport name a v0.3 card gives each binding (v0.3 schema `TransportProtocol`). */
-const V03_TRANSPORT: Readonly<Record<string, string>> = { JSONRPC: "JSONRPC", GRPC: "GRPC", "HTTP+JSON": "HTTP+JSON" };
 
 /** The served card, as bytes and the validator that names them. */
 export interface CardDocument {
@@ -36,23 +35,8 @@ export function cardFormFor(version: string | undefined): CardForm {
 export function cardDocument(card: AgentCard, form: CardForm = "0.3"): CardDocument {
   const json = toJson(AgentCardSchema, card) as JsonObject;
   if (form === "1.0") return documentOf(json);
-  const interfaces = card.supportedInterfaces;
-  const preferred = interfaces.find((i) => i.protocolBinding === "JSONRPC") ?? interfaces[0];
-  const legacy: JsonObject = {};
-  if (preferred) {
-    legacy.url = preferred.url;
-    legacy.preferredTransport = V03_TRANSPORT[preferred.protocolBinding] ?? preferred.protocolBinding;
-    legacy.protocolVersion = "0.3.0";
-    const seen = new Set<string>();
-    legacy.additionalInterfaces = interfaces
-      .filter((i) => {
-        const key = `${i.protocolBinding} ${i.url}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      })
-      .map((i) => ({ url: i.url, transport: V03_TRANSPORT[i.protocolBinding] ?? i.protocolBinding }));
-  }
+  const fields = dialectV03.v03InterfaceFields(card.supportedInterfaces);
+  const legacy: JsonObject = fields ? { url: fields.url, preferredTransport: fields.preferredTransport, protocolVersion: "0.3.0", additionalInterfaces: fields.additionalInterfaces } : {};
   return documentOf({ ...json, ...legacy });
 }
 

@@ -4,7 +4,7 @@
  * an AgentInterface's tenant and protocolVersion have no v0.3 field.
  */
 import { type JsonObject } from "@bufbuild/protobuf";
-import type { AgentCard, AgentSkill, OAuthFlows, SecurityRequirement, SecurityScheme } from "../../gen/a2a/v1/a2a_pb.js";
+import type { AgentCard, AgentInterface, AgentSkill, OAuthFlows, SecurityRequirement, SecurityScheme } from "../../gen/a2a/v1/a2a_pb.js";
 import type { V03AgentCard, V03SecurityScheme } from "./v03-types.js";
 import { compact, isObject, nonEmpty } from "./v03-json.js";
 
@@ -91,8 +91,7 @@ function v03ToV1SecurityScheme(scheme: unknown): unknown {
  * listed in additionalInterfaces, security schemes get their v0.3 `type`.
  */
 export function v1ToV03AgentCard(card: AgentCard): V03AgentCard {
-  const interfaces = card.supportedInterfaces;
-  const main = interfaces.find((i) => i.protocolBinding.toUpperCase() === "JSONRPC") ?? interfaces[0];
+  const fields = v03InterfaceFields(card.supportedInterfaces);
   const schemes: Record<string, V03SecurityScheme> = {};
   for (const [name, scheme] of Object.entries(card.securitySchemes)) {
     const s = v1ToV03SecurityScheme(scheme);
@@ -103,9 +102,9 @@ export function v1ToV03AgentCard(card: AgentCard): V03AgentCard {
     protocolVersion: V03_PROTOCOL_VERSION,
     name: card.name,
     description: card.description,
-    url: main?.url ?? "",
-    preferredTransport: main?.protocolBinding,
-    additionalInterfaces: interfaces.length > 0 ? interfaces.map((i) => ({ url: i.url, transport: i.protocolBinding })) : undefined,
+    url: fields?.url ?? "",
+    preferredTransport: fields?.preferredTransport,
+    additionalInterfaces: fields?.additionalInterfaces,
     version: card.version,
     provider: card.provider ? { organization: card.provider.organization, url: card.provider.url } : undefined,
     documentationUrl: card.documentationUrl,
@@ -126,6 +125,33 @@ export function v1ToV03AgentCard(card: AgentCard): V03AgentCard {
     supportsAuthenticatedExtendedCard: caps?.extendedAgentCard,
     signatures: card.signatures.length > 0 ? card.signatures.map((s) => compact({ protected: s.protected, signature: s.signature, header: s.header })) : undefined,
   });
+}
+
+/** The v0.3 card's interface fields: the main (JSON-RPC) URL and transport, and every interface a v0.3 client may use. */
+export interface V03InterfaceFields {
+  readonly url: string;
+  readonly preferredTransport: string;
+  readonly additionalInterfaces: Array<{ url: string; transport: string }>;
+}
+
+/**
+ * The v0.3 interface fields of a v1.0 card's interfaces: those declared at
+ * 0.3 when there are any (a v1.0 interface at the same URL speaks another
+ * dialect), else all of them; one entry per URL and transport; the main one
+ * is the first JSON-RPC interface. Undefined for a card with no interface.
+ */
+export function v03InterfaceFields(all: readonly AgentInterface[]): V03InterfaceFields | undefined {
+  const at03 = all.filter((i) => i.protocolVersion.startsWith("0.3"));
+  const seen = new Set<string>();
+  const interfaces = (at03.length > 0 ? at03 : all).filter((i) => {
+    const key = `${i.protocolBinding.toUpperCase()} ${i.url}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const main = interfaces.find((i) => i.protocolBinding.toUpperCase() === "JSONRPC") ?? interfaces[0];
+  if (!main) return undefined;
+  return { url: main.url, preferredTransport: main.protocolBinding, additionalInterfaces: interfaces.map((i) => ({ url: i.url, transport: i.protocolBinding })) };
 }
 
 function v1ToV03Skill(skill: AgentSkill): V03AgentCard["skills"][number] {

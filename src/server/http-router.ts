@@ -23,6 +23,9 @@ export const ROOT_INTERFACES: readonly ServedInterface[] = [
   { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0" },
   // §11.3: the REST routes at the root, beside JSON-RPC's POST / (no path collides).
   { protocolBinding: "HTTP+JSON", path: "/", protocolVersion: "1.0" },
+  // v0.3's gRPC service (a2a.v1) on the same port, and its HTTP+JSON routes under /v1/ of the same base.
+  { protocolBinding: "GRPC", path: "/", protocolVersion: "0.3" },
+  { protocolBinding: "HTTP+JSON", path: "/", protocolVersion: "0.3" },
 ];
 
 /** An agent's own interfaces: its path for the HTTP bindings, its id as the gRPC `tenant` (§8.3.2). */
@@ -33,6 +36,8 @@ export function agentInterfaces(agentId: string): ServedInterface[] {
     { protocolBinding: "JSONRPC", path, protocolVersion: "0.3" },
     { protocolBinding: "GRPC", path: "/", protocolVersion: "1.0", tenant: agentId },
     { protocolBinding: "HTTP+JSON", path, protocolVersion: "1.0" },
+    // v0.3 HTTP+JSON under the agent's base; v0.3 gRPC has no `tenant` to name an agent by, so it is the root card's only.
+    { protocolBinding: "HTTP+JSON", path, protocolVersion: "0.3" },
   ];
 }
 
