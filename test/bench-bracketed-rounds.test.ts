@@ -55,7 +55,7 @@ describe("the bench's bracketed rounds", () => {
 });
 
 /**
- * Issue 16's ratio targets, judged from the head-to-head section when it
+ * The bench's ratio targets, judged from the head-to-head section when it
  * ran (bench/measures/head-to-head.ts): each row's share of the baseline is
  * the median of its runs against the baseline at their moment, and a ratio
  * of two other rows divides their shares.

@@ -102,7 +102,7 @@ function expectReport(report: ClientReport, sentText: string, streamedText: stri
   expect(report.error?.errorInfo).toEqual([{ reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org" }]);
 }
 
-// Issue 20: the Go client may be absent (skipped, saying so in one line); the Python one is required.
+// The Go client may be absent (skipped, saying so in one line); the Python one is required.
 if (goMissing) console.warn(`client-codegen.test.ts: the Go client test is skipped: ${goMissing} not installed (.ci/run installs it)`);
 
 describe("clients in other languages, generated from proto/ with buf", () => {

@@ -7,7 +7,7 @@ import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
 /**
- * Issue 14: @a2a-js/sdk 1.3.0's gRPC transport (grpc-js) dials the GRPC
+ * @a2a-js/sdk 1.3.0's gRPC transport (grpc-js) dials the GRPC
  * interface's url as a gRPC target, so the card must carry `hostname:port`.
  * Each client here speaks gRPC alone, built from the card as a user would.
  */

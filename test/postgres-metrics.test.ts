@@ -5,7 +5,7 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/post
 import { killAllServers, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
 
 /**
- * Issue 18's store metrics on the PostgreSQL store: the pool's connections
+ * The store metrics on the PostgreSQL store: the pool's connections
  * and waits beside the unit-of-work series every store has. A hub on SQLite
  * has no pool and shows no pool series.
  */

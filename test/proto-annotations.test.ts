@@ -9,7 +9,7 @@ import { OPERATIONS } from "../src/protocol/index.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 
 /**
- * Issue 20: proto/ carries what the official a2a.proto carries for other
+ * proto/ carries what the official a2a.proto carries for other
  * tools (google.api.http rules and field_behavior), read here from the image
  * `buf build` makes, the same descriptors any generator sees.
  */

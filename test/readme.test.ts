@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "./helpers/server-process.js";
 
 /**
- * Issue 14: every command in the README works verbatim, in order. Each
+ * Every command in the README works verbatim, in order. Each
  * ```sh block runs as written in one bash session (cwd: a view of the
  * repository as a fresh clone, see cloneIn);
  * each ```ts block runs with tsx at its place in the order, and a

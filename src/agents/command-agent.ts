@@ -62,7 +62,7 @@ const STDERR_CHARS = 4_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * Runs a program once per message (issue 6): the message text on stdin,
+ * Runs a program once per message: the message text on stdin,
  * the message as JSON in A2A_MESSAGE_JSON, stdout streamed as append chunks
  * of the `output` artifact, exit 0 → COMPLETED, anything else → FAILED with
  * the end of stderr. CancelTask stops the program (SIGTERM, then SIGKILL).

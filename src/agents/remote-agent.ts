@@ -43,7 +43,7 @@ interface Run {
 }
 
 /**
- * Delegates each message to a remote A2A agent (issue 6) with the outbound
+ * Delegates each message to a remote A2A agent with the outbound
  * client, and streams the remote's events back as the local task's own
  * (see RemoteMirror). Only the message parts cross: not the caller's
  * token (the remote gets the configured one), tenant, metadata,

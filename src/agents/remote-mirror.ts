@@ -11,8 +11,7 @@ export interface RemoteLink {
 }
 
 /**
- * Turns a remote agent's events into the local task's own (issue 6,
- * "remote agent"): the remote's task and context ids never appear (the
+ * Turns a remote agent's events into the local task's own: the remote's task and context ids never appear (the
  * sink addresses every event to the local task), messages get local ids,
  * artifacts keep their ids (one remote task feeds one local task), and
  * only content crosses: parts, names, states. A Task snapshot (first event,

@@ -76,7 +76,7 @@ type SendInit = MessageInitShape<typeof SendMessageRequestSchema>;
 type TaskRef = string | MessageInitShape<typeof GetTaskRequestSchema>;
 
 /**
- * An outbound A2A client (issue 6): resolves an agent card, picks one of
+ * An outbound A2A client: resolves an agent card, picks one of
  * its interfaces (see chooseInterface) and performs the A2A operations
  * over that binding in the generated types. Every failure is an A2AError:
  * the agent's errors by their A2A name on any binding, exchange failures

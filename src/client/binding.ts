@@ -3,7 +3,7 @@ import { parseVersion, type A2AVersion } from "../protocol/index.js";
 /** The bindings this client speaks, by the short names the CLI and configs use. */
 export type BindingName = "jsonrpc" | "rest" | "grpc";
 
-/** The default preference order (issue 6): JSON-RPC, then HTTP+JSON, then gRPC. */
+/** The default preference order: JSON-RPC, then HTTP+JSON, then gRPC. */
 export const BINDING_NAMES: readonly BindingName[] = ["jsonrpc", "rest", "grpc"];
 
 /** §5.3, §8.3.1: the protocolBinding an AgentInterface names for each binding. */

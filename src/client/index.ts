@@ -1,5 +1,5 @@
 /**
- * The outbound A2A client (issue 6): card resolution, interface choice and
+ * The outbound A2A client: card resolution, interface choice and
  * the A2A operations over JSON-RPC (v1.0 and v0.3), HTTP+JSON and gRPC, with
  * every binding's errors read back into A2AError. Used by the remote agent
  * and the CLI.

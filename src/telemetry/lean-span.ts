@@ -49,10 +49,8 @@ function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): 
  * processor (the batch processor and the OTLP exporter) when it ends.
  * The SDK's own span does work per span the hub does not need (its
  * attributes sanitised twice, span metrics, a timer origin per span):
- * side by side on JSON-RPC, a traced hub served about 5% more calls with
- * these spans than with the SDK's, and the bench's tracing cost fell from
- * 17-25% to 11-15% (bench/results-telemetry.md; issue 18's target is
- * 15%). This one keeps the
+ * measured side by side, a traced hub served more calls with these spans
+ * than with the SDK's (bench/results-telemetry.md). This one keeps the
  * data and checks what the OTel trace API asks of a span: valid attribute
  * values, the SDK's default limits, nothing recorded after end. Exported,
  * both encode to the same OTLP bytes (test/lean-tracer.test.ts).
