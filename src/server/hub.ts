@@ -10,7 +10,7 @@ import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
-import { lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
+import { DATABASE_FILE, lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
 import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, requestLog, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
@@ -161,7 +161,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // tasks it finds in flight, which would be another live hub's.
   const lock = lockDataDir(options.dataDir ?? "data");
   try {
-    const store = new SqliteTaskStore({ filename: join(lock.dataDir, "a2a-hub.db"), maxHistoryMessages });
+    const store = new SqliteTaskStore({ filename: join(lock.dataDir, DATABASE_FILE), maxHistoryMessages });
     return await serveOn(
       {
         store,

@@ -19,7 +19,7 @@ export type {
 } from "./task-store.js";
 export type { Fleet, OrphanTask, TaskWake } from "./fleet.js";
 export { StoreUnavailableError } from "./store-unavailable.js";
-export { DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
+export { DATABASE_FILE, DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
 export {
   MIGRATIONS as POSTGRES_MIGRATIONS,
   checkPostgresUrl,

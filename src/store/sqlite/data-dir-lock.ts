@@ -4,6 +4,9 @@ import { join, resolve } from "node:path";
 /** The lock file's name inside a data directory. */
 export const LOCK_FILE = "hub.lock";
 
+/** The database file's name inside a data directory. */
+export const DATABASE_FILE = "a2a-hub.db";
+
 /** Who holds a data directory: what the lock file says. */
 export interface LockHolder {
   readonly pid: number;

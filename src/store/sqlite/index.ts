@@ -2,4 +2,4 @@
 export { SqliteTaskStore, type SqliteStoreOptions } from "./sqlite-task-store.js";
 export { MIGRATIONS } from "./migrations.js";
 export { SETTLED_RECORDS } from "./task-records.js";
-export { DataDirLockedError, lockDataDir, LOCK_FILE, type DataDirLock, type LockHolder } from "./data-dir-lock.js";
+export { DATABASE_FILE, DataDirLockedError, lockDataDir, LOCK_FILE, type DataDirLock, type LockHolder } from "./data-dir-lock.js";

@@ -1,0 +1,6 @@
+/**
+ * The life of a hub's data beyond serving it: online backup of a SQLite
+ * data directory and its restore (PostgreSQL has pg_dump / pg_basebackup).
+ */
+export { BackupError, backupDataDir, verifyDatabase, type BackupReport } from "./sqlite-backup.js";
+export { restoreDataDir, type RestoreOptions } from "./sqlite-restore.js";
