@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CommandAgent, commandCard, EchoAgent, echoCard } from "../src/agents/index.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { BIN, cli } from "./helpers/cli-process.js";
+import { BIN, cli, runProcess } from "./helpers/cli-process.js";
 
 /** The a2a-hub command, run as a child process: `serve`, and the client commands against a running server. */
 
@@ -101,6 +101,13 @@ describe("a2a-hub client commands", { timeout: 120_000 }, () => {
     expect(run.chunks.length).toBeGreaterThanOrEqual(2);
     expect(run.chunks.at(-1)!.at - run.chunks[0]!.at).toBeGreaterThanOrEqual(150);
     expect(run.stderr).toMatch(/^task [0-9a-f-]+ \(context [0-9a-f-]+\) \[submitted\]\n\[working\]\n\[completed\]\n$/);
+  });
+
+  it("stream ends a chunk's line before a status line, so on one terminal the state never runs into the text", async () => {
+    // stdout and stderr on one pipe, as on a terminal: the echo's artifact "hello" ends without a newline.
+    const run = await runProcess("bash", ["-c", `"${process.execPath}" "${BIN}" stream --binding jsonrpc ${url} hello 2>&1`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\nhello\n\[completed\]\n$/);
   });
 
   it("stream --json writes one StreamResponse per line", async () => {

@@ -221,6 +221,11 @@ async function follow(r: CommandRun, events: AsyncIterable<StreamResponse>): Pro
     write(r.io.stdout, text);
     last = text.at(-1)!;
   };
+  // A status line goes to stderr; on a terminal it shares the line of a chunk not yet ended, so end that first.
+  const status = (line: string): void => {
+    if (last !== "\n") out("\n");
+    write(r.io.stderr, line);
+  };
   for await (const e of events) {
     if (r.json) {
       write(r.io.stdout, `${toJsonString(StreamResponseSchema, e)}\n`);
@@ -229,12 +234,12 @@ async function follow(r: CommandRun, events: AsyncIterable<StreamResponse>): Pro
     switch (p.case) {
       case "task":
         state = p.value.status?.state;
-        if (!r.json) write(r.io.stderr, `task ${p.value.id} (context ${p.value.contextId}) ${statusLine(p.value.status)}\n`);
+        if (!r.json) status(`task ${p.value.id} (context ${p.value.contextId}) ${statusLine(p.value.status)}\n`);
         if (!r.json) out(artifactsText(p.value));
         break;
       case "statusUpdate":
         state = p.value.status?.state;
-        if (!r.json) write(r.io.stderr, `${statusLine(p.value.status)}\n`);
+        if (!r.json) status(`${statusLine(p.value.status)}\n`);
         break;
       case "artifactUpdate":
         if (!r.json) out((p.value.artifact?.parts ?? []).map(partText).join(""));
