@@ -31,7 +31,7 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
   // The CLI's own log: pino JSON lines on stderr (pretty on a TTY), one per request at info.
   const logger = createHubLogger({ level: cli.config.logLevel, destination: io.stderr });
   // The OTel SDK only when OTEL_* variables or the config's `tracing:` ask for it.
-  const tracing = await startTracing(cli.config.tracing, io.env);
+  const tracing = await startTracing(cli.config.tracing, io.env, (message, fields) => logger.warn(message, fields));
   const hub = await startHub({ ...options, logger, tracing: tracing !== undefined });
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
   return new Promise<number>((resolve) => {

@@ -1,5 +1,6 @@
 import { context, diag, propagation, trace } from "@opentelemetry/api";
 import type { Sampler } from "@opentelemetry/sdk-trace-node";
+import type { ExportFailureReport } from "./export-failures.js";
 import { SyncContextManager } from "./sync-context.js";
 import { registerHubContext } from "./trace-context.js";
 
@@ -42,7 +43,7 @@ export function tracingRequested(config: TracingConfig | undefined, env: NodeJS.
  * nest. Returns undefined, and installs nothing, otherwise. The provider
  * is global: call it once per process.
  */
-export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env): Promise<TracingHandle | undefined> {
+export async function startTracing(config: TracingConfig | undefined, env: NodeJS.ProcessEnv = process.env, report?: ExportFailureReport): Promise<TracingHandle | undefined> {
   if (!tracingRequested(config, env)) return undefined;
   // Loaded only when asked for: a hub without tracing never loads the SDK.
   const [{ otlpTraceExporter }, { EncodingBatchProcessor, BATCH_DEFAULTS, batchOptionsFromEnv }, { resourceFromAttributes }, sdk, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator }, { LeanTracerProvider }] = await Promise.all([
@@ -55,7 +56,7 @@ export async function startTracing(config: TracingConfig | undefined, env: NodeJ
   ]);
   // The exporter reads OTEL_EXPORTER_OTLP_{TRACES_,}ENDPOINT/HEADERS/TIMEOUT itself; the config's URL only when no variable names one.
   const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const exporter = otlpTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint });
+  const exporter = otlpTraceExporter(envEndpoint || !config?.endpoint ? {} : { url: config.endpoint }, report);
   const provider = new LeanTracerProvider({
     resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || config?.serviceName || "a2a-hub" }),
     sampler: samplerFor(env, config?.sampleRatio ?? 1, sdk),
