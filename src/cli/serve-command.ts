@@ -34,6 +34,8 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
   const tracing = await startTracing(cli.config.tracing, io.env, (message, fields) => logger.warn(message, fields));
   const hub = await startHub({ ...options, logger, tracing: tracing !== undefined });
   io.stdout.write(`a2a-hub listening on ${hub.url}\n`);
+  // A metrics port of its own (0 picks one) is said too: a scraper has no other way to learn it.
+  if (hub.metricsUrl) io.stdout.write(`a2a-hub metrics on ${hub.metricsUrl}metrics\n`);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
