@@ -143,11 +143,18 @@ describe("agent kinds from the config", () => {
     expect(e.message).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:6: agents\\[0\\]\\.options\\.args`));
   });
 
-  it("loads a registry of remote agents", async () => {
+  it("loads a registry of remote agents, without adding the default echo agent beside them", async () => {
     const { hubOptionsFromConfig } = await import("../src/server/index.js");
     const registry = fileWith("a2a_agents.json", JSON.stringify({ agents: [{ name: "weather", url: "http://127.0.0.1:9/" }] }));
     const src = readConfigFile(fileWith("withreg.yaml", `remoteRegistry: ${registry}\n`));
     const options = hubOptionsFromConfig(buildConfig(src, {}), src);
-    expect(options.agents!.map((a) => a.id)).toEqual(["echo", "weather"]);
+    expect(options.agents!.map((a) => a.id)).toEqual(["weather"]);
+    // Agents listed beside a registry are kept.
+    const both = readConfigFile(fileWith("both.yaml", `remoteRegistry: ${registry}\nagents:\n  - { id: helper, kind: echo }\n`));
+    expect(hubOptionsFromConfig(buildConfig(both, {}), both).agents!.map((a) => a.id)).toEqual(["helper", "weather"]);
+    // A registry that lists nothing, with no agents configured, is a configuration error, not a hub without agents.
+    const empty = fileWith("empty.json", JSON.stringify({ agents: [] }));
+    const none = readConfigFile(fileWith("none.yaml", `remoteRegistry: ${empty}\n`));
+    expect(errorOf(() => hubOptionsFromConfig(buildConfig(none, {}), none)).key).toBe("remoteRegistry");
   });
 });

@@ -74,6 +74,7 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     if (e instanceof AgentOptionsError) throw new ConfigError(e.key, e.problem, where(e.key, e.file));
     throw e;
   }
+  if (agents.length === 0) throw new ConfigError("remoteRegistry", "lists no agents, and no agents are configured: a hub needs at least one", where("remoteRegistry"));
   const ids = new Set<string>();
   for (const a of agents) {
     if (ids.has(a.id)) throw new ConfigError("remoteRegistry", `agent ${a.id} is declared both in agents and in the registry`);

@@ -268,7 +268,9 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
   c.known(push, ["push"], ["allowPrivateNetworks", "allowCidrs", "retry", "timeoutMs"]);
   const tenants = tenantsOf(c, file.tenants);
-  const agents = file.agents === undefined ? DEFAULT_CONFIG.agents : agentsOf(c, file.agents, new Set(tenants.map((t) => t.id)));
+  const remoteRegistry = env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]);
+  // The echo agent is the default only of a hub given no agents at all: a registry's agents are agents.
+  const agents = file.agents !== undefined ? agentsOf(c, file.agents, new Set(tenants.map((t) => t.id))) : remoteRegistry ? [] : DEFAULT_CONFIG.agents;
 
   const retryFile = push.retry === undefined ? undefined : c.object(push.retry, ["push", "retry"]);
   if (retryFile) c.known(retryFile, ["push", "retry"], ["baseMs", "capMs", "attempts"]);
@@ -313,7 +315,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     rateLimit: burst !== undefined && perSecond !== undefined ? { burst, perSecond } : undefined,
     limits,
     retries: byMessageId === undefined ? {} : { byMessageId },
-    remoteRegistry: env.A2A_HUB_REMOTE_REGISTRY || c.optString(file.remoteRegistry, ["remoteRegistry"]),
+    remoteRegistry,
     cards: cardsOf(c, file.cards),
     ...telemetryOf(c, file, env, cli),
   };
