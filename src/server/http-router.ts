@@ -9,6 +9,7 @@ import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
+import { hubIndex } from "./hub-index.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
 
 /** Where each agent's own endpoints live (as arbiter serves them). */
@@ -208,6 +209,8 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     const a = admit(req, undefined);
     // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
     if (req.method === "POST" && path === "/") return jsonRpc(req, res);
+    // A browser or curl at the root learns what this is and where to go, rather than a bare 404.
+    if (req.method === "GET" && path === "/") return sendJson(res, 200, hubIndex(origin.baseUrl), { "cache-control": "no-cache" });
     if (refuseHttp(res, a.decision)) return;
     if (await rest(req, res)) return;
     notFound(req, res);
