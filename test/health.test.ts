@@ -40,15 +40,13 @@ describe("GET / on the hub's port", () => {
   it("says what the server is and where its card, agents, console, health and metrics are, as absolute URLs that answer", async () => {
     const t = await startTestHub();
     hubs.push(t);
-    {
-      const res = await fetch(t.url);
-      expect(res.status).toBe(200);
-      const index = (await res.json()) as any;
-      expect(index.name).toBe("a2a-hub");
-      for (const url of [index.agentCard, index.agents, index.console, index.health.live, index.health.ready, index.metrics]) {
-        expect(url.startsWith(t.url), url).toBe(true);
-        expect((await fetch(url)).status, url).toBe(200);
-      }
+    const res = await fetch(t.url);
+    expect(res.status).toBe(200);
+    const index = (await res.json()) as any;
+    expect(index.name).toBe("a2a-hub");
+    for (const url of [index.agentCard, index.agents, index.console, index.health.live, index.health.ready, index.metrics]) {
+      expect(url.startsWith(t.url), url).toBe(true);
+      expect((await fetch(url)).status, url).toBe(200);
     }
   });
 });
