@@ -20,7 +20,7 @@ async function inBatches<T, R>(items: readonly T[], fn: (item: T) => Promise<R>,
 }
 
 /** The options each client command's usage must list: the parser's own, then the common ones. */
-const COMMON = ["--token T", "--binding B", "--tenant T", "--timeout MS", "--json"];
+const COMMON = ["--token T", "--binding B", "--tenant T", "--timeout MS", "--json", "--cacert FILE"];
 const CLIENT_OPTIONS: Record<string, string[]> = {
   card: [],
   send: ["--task ID", "--context ID", "--data JSON", "--no-wait"],

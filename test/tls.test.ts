@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { request } from "node:https";
-import { connect as tlsConnect } from "node:tls";
+import tls, { connect as tlsConnect } from "node:tls";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService, TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { cli } from "./helpers/cli-process.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 
@@ -90,5 +91,28 @@ describe("TLS on the hub's port (--tls-cert / --tls-key)", () => {
   it("a cleartext client gets no answer but the hub stays up", async () => {
     await expect(fetch(`http://127.0.0.1:${t.hub.port}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(3_000) })).rejects.toThrow();
     expect((await httpsJson("/.well-known/agent-card.json")).status).toBe(200);
+  });
+});
+
+describe("the CLI against a hub whose certificate a private CA signed", () => {
+  const certFile = join(REPO_ROOT, "test/fixtures/tls/localhost.crt");
+  // Changing the trusted CAs at run time came with Node 22.19; the CLI says so on an older Node.
+  const runtimeCanTrust = "setDefaultCACertificates" in tls;
+
+  it.skipIf(!runtimeCanTrust)("--cacert FILE trusts it, on JSON-RPC, REST and gRPC; without it the certificate is refused", async () => {
+    for (const binding of ["jsonrpc", "rest", "grpc"]) {
+      const run = await cli(["send", "--cacert", certFile, "--binding", binding, `${base}/`, "over", binding]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe(`over ${binding}\n`);
+    }
+    const refused = await cli(["send", `${base}/`, "untrusted"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/certificate/i);
+  });
+
+  it("--cacert with a file that holds no certificate is a usage error naming it", async () => {
+    const run = await cli(["send", "--cacert", join(REPO_ROOT, "package.json"), `${base}/`, "x"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("holds no PEM certificate");
   });
 });

@@ -18,6 +18,7 @@ import { readAll, UsageError, type CliIo } from "./cli-io.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { artifactsText, cardText, messageText, partText, stateLabel, statusLine } from "./task-output.js";
 import { optionLines, wrap } from "./usage-text.js";
+import { trustExtraCa } from "./extra-ca.js";
 import { packageVersion } from "./version.js";
 
 /** Flags every client command takes. */
@@ -29,6 +30,7 @@ const COMMON: readonly OptionDoc[] = [
   { name: "json", help: "machine-readable output (NDJSON for streams; errors as JSON on stderr)" },
   { name: "verify", help: "refuse the agent's card unless a trusted key signed it (§8.4); needs --jwks" },
   { name: "jwks", value: "URL|FILE", help: "the trusted keys for --verify: a JWKS URL or file" },
+  { name: "cacert", value: "FILE", help: "also trust the CA certificates (PEM) in FILE, for a hub with a private CA (or NODE_EXTRA_CA_CERTS)" },
 ];
 
 /** One client command: its flags, its usage line, and what it does. */
@@ -190,6 +192,7 @@ export async function runClientCommand(name: string, argv: readonly string[], io
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 0)) throw new UsageError(`--timeout: expected milliseconds, got ${JSON.stringify(values.timeout)}`);
   const json = values.json === true;
+  if (values.cacert !== undefined) trustExtraCa(String(values.cacert));
   const options: ClientOptions = {
     // A token from the environment stays out of shell history and `ps`.
     token: (values.token as string | undefined) ?? io.env.A2A_TOKEN,

@@ -35,6 +35,7 @@ export const USAGE = `usage: a2a-hub <command> [options]      a2a-hub <command> 
     --json              machine-readable output (NDJSON for streams)
     --verify --jwks J   refuse the card unless a signature verifies (§8.4)
                         with a key of the JWKS at URL or file J
+    --cacert FILE       also trust the CA certificates (PEM) in FILE
   send/stream: --task ID --context ID --data JSON; send: --no-wait
   get: --history N; list: --context ID --status STATE --page-size N
        --page-token T --artifacts
