@@ -60,6 +60,12 @@ describe("usage and version", { timeout: 120_000 }, () => {
       expect(help.stdout).toContain(env);
     }
     for (const key of LIMIT_KEYS) expect(help.stdout).toMatch(new RegExp(`${limitEnvName(key)} +limits\\.${key}\\n`));
+    // Every variable the configuration reads is in the help and in the README, whichever list it is kept in.
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    for (const env of configVariables()) {
+      expect(help.stdout, env).toContain(env);
+      expect(readme, `README.md names ${env}`).toContain(env);
+    }
     expect(help.stdout.split("\n").every((line) => line.length <= 80)).toBe(true);
   });
 
@@ -217,3 +223,15 @@ describe("npm start still serves", { timeout: 120_000 }, () => {
     }
   });
 });
+
+/** The A2A_HUB_* variables the serve configuration reads, found in its sources (the limit variables come from LIMIT_KEYS). */
+function configVariables(): string[] {
+  const dirs = ["src/server/config", "src/server"].map((d) => join(REPO_ROOT, d));
+  const names = new Set<string>();
+  for (const d of dirs) {
+    for (const f of readdirSync(d).filter((n) => n.endsWith(".ts"))) {
+      for (const m of readFileSync(join(d, f), "utf8").matchAll(/"(A2A_HUB_[A-Z0-9_]*[A-Z0-9])"/g)) names.add(m[1]!);
+    }
+  }
+  return [...names].sort();
+}

@@ -45,6 +45,9 @@ function environmentOnly(): string {
     ["A2A_HUB_RATE_PER_SECOND", "rateLimit.perSecond"],
     ["A2A_HUB_REMOTE_REGISTRY", "remoteRegistry"],
     ["A2A_HUB_STORE_LEASE_MS", "store.leaseMs"],
+    ["A2A_HUB_RETRIES_BY_MESSAGE_ID", "retries.byMessageId"],
+    ["A2A_HUB_READINESS_DRAIN_MS", "readinessDrainMs"],
+    ["A2A_HUB_METRICS", "metrics.enabled"],
     ...LIMIT_KEYS.map((k): [string, string] => [limitEnvName(k), `limits.${k}`]),
   ];
   const column = Math.max(...rows.map(([env]) => env.length)) + 2;
