@@ -50,7 +50,7 @@ describe("MCP tenancy", () => {
     const id = structured(mine).taskId!;
     expect(structured(mine).state).toBe("TASK_STATE_INPUT_REQUIRED");
     const uri = `a2a://tasks/${id}`;
-    expect(JSON.parse((await alice.readResource({ uri })).contents[0]!.text as string).id).toBe(id);
+    expect(JSON.parse(((await alice.readResource({ uri })).contents[0] as { text: string }).text).id).toBe(id);
     await expect(bob.readResource({ uri })).rejects.toThrow(/Resource not found/);
     expect((await bob.listResources()).resources.map((r) => r.uri)).not.toContain(uri);
     const theirs = await call(bob, "shared", { text: "take over", taskId: id });
