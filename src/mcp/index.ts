@@ -13,3 +13,5 @@ export { PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected
 export { agentTools, type AgentTool, type ToolGrouping } from "./tool-catalog.js";
 export { SKILL_METADATA_KEY } from "./tool-input.js";
 export { taskUri } from "./tool-result.js";
+export { remoteBackend } from "./remote-backend.js";
+export { serveMcpStdio, type StdioStreams } from "./stdio-bridge.js";
