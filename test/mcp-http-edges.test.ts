@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AgentCardSchema, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
+import { AgentCardSchema, TaskState, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { hashToken } from "../src/auth/index.js";
 import { connectMcp, structured, texts } from "./helpers/mcp-client.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { until } from "./helpers/until.js";
 
 /** What /mcp does with bad or unusual requests, and the options that shape its tools. */
 
@@ -147,6 +148,58 @@ describe("/mcp under a rate limit", () => {
       expect(Number(retryAfter)).toBeGreaterThan(0);
     } finally {
       await limited.stop();
+    }
+  });
+});
+
+describe("/mcp sessions", () => {
+  it("refuses a tenant's session past its limit 429, and forgets a session idle past sessionIdleMs", async () => {
+    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 2, sessionIdleMs: 300 } });
+    try {
+      const open = async () => {
+        const res = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
+        await res.body?.cancel();
+        return res;
+      };
+      const first = await open();
+      expect((await open()).status).toBe(200);
+      const third = await open();
+      expect(third.status).toBe(429);
+      const list = () =>
+        fetch(new URL("mcp", h.url), {
+          method: "POST",
+          headers: { ...HEADERS, "mcp-session-id": first.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+        });
+      // Expired sessions no longer count against the tenant (nothing touches them meanwhile)...
+      await until("a new session is taken", async () => (await open()).status === 200);
+      // ...and their ids are unknown.
+      expect((await list()).status).toBe(404);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it("cancels the task when the client cancels the call while an elicitation is open", async () => {
+    const abort = new AbortController();
+    let taskId = "";
+    const mcp = await connectMcp(t.url, {
+      elicit: () => {
+        abort.abort();
+        return new Promise(() => undefined);
+      },
+    });
+    try {
+      const call = mcp.callTool({ name: "echo__echo", arguments: { text: "input-required" } }, undefined, {
+        signal: abort.signal,
+        onprogress: (p) => {
+          taskId ||= /^task (\S+):/.exec(p.message ?? "")?.[1] ?? "";
+        },
+      });
+      await expect(call).rejects.toThrow();
+      await until("the task is canceled", async () => (await t.client("grpc").getTask({ tenant: "echo", id: taskId })).status?.state === TaskState.CANCELED);
+    } finally {
+      await mcp.close();
     }
   });
 });

@@ -23,6 +23,9 @@ export interface AgentMcpOptions {
   readonly version?: string;
 }
 
+/** How long a question put to the client by elicitation stays open (ms). */
+const ELICIT_TIMEOUT_MS = 10 * 60_000;
+
 /** Whether the client takes form elicitations (MCP client/elicitation: an empty object means form). */
 function elicitsForms(c: ClientCapabilities | undefined): boolean {
   const e = c?.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -74,6 +77,8 @@ export function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOpt
                 },
               },
               ElicitResultSchema,
+              // A person answers: longer than the SDK's 60 s default, and withdrawn when the call is canceled.
+              { signal: extra.signal, timeout: ELICIT_TIMEOUT_MS },
             )
         : undefined,
     };

@@ -8,7 +8,7 @@
 export type { AgentBackend, BackendAgent } from "./agent-backend.js";
 export { createAgentMcpServer, type AgentMcpOptions } from "./agent-mcp-server.js";
 export { hubBackend, type McpCaller } from "./hub-backend.js";
-export { createMcpRoute, MCP_PATH, type McpRoute, type McpRouteOptions } from "./mcp-http-route.js";
+export { createMcpRoute, MCP_PATH, type McpOptions, type McpRoute, type McpRouteOptions } from "./mcp-http-route.js";
 export { PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
 export { agentTools, type AgentTool, type ToolGrouping } from "./tool-catalog.js";
 export { SKILL_METADATA_KEY } from "./tool-input.js";

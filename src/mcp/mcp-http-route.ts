@@ -14,13 +14,8 @@ import type { ToolGrouping } from "./tool-catalog.js";
 /** Where the hub serves MCP (Streamable HTTP). */
 export const MCP_PATH = "/mcp";
 
-/** Options of the `/mcp` endpoint. */
-export interface McpRouteOptions {
-  readonly core: Pick<A2ACore, "service" | "agents">;
-  readonly guard: AccessGuard;
-  readonly logger: Logger;
-  readonly maxBodyBytes?: number;
-  readonly maxJsonDepth?: number;
+/** What a hub's configuration sets of its `/mcp` endpoint. */
+export interface McpOptions {
   /** One tool per agent (default) or per skill. */
   readonly tools?: ToolGrouping;
   /**
@@ -32,6 +27,17 @@ export interface McpRouteOptions {
   readonly sessionIdleMs?: number;
   /** Most MCP sessions open at once; a new one past it is refused with 503. Default 1,000. */
   readonly maxSessions?: number;
+  /** Most MCP sessions one tenant may hold open, so that one cannot take them all; default 100. */
+  readonly maxSessionsPerTenant?: number;
+}
+
+/** Options of the `/mcp` endpoint. */
+export interface McpRouteOptions extends McpOptions {
+  readonly core: Pick<A2ACore, "service" | "agents">;
+  readonly guard: AccessGuard;
+  readonly logger: Logger;
+  readonly maxBodyBytes?: number;
+  readonly maxJsonDepth?: number;
 }
 
 /** The `/mcp` endpoint: sessions of the MCP Streamable HTTP transport, each bound to the tenant that opened it. */
@@ -73,6 +79,12 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1_000;
+  const maxPerTenant = options.maxSessionsPerTenant ?? 100;
+  const sessionsOf = (tenant: string): number => {
+    let n = 0;
+    for (const s of sessions.values()) if (s.tenant === tenant) n++;
+    return n;
+  };
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const servers = options.authorizationServers ?? [];
@@ -161,6 +173,10 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         return jsonRpcError(res, 400, SERVER_ERROR, `Bad Request: no ${SESSION_HEADER}; open a session with an initialize request`);
       }
       if (sessions.size >= maxSessions) return jsonRpcError(res, 503, SERVER_ERROR, "too many MCP sessions are open; retry later", { "retry-after": "5" });
+      if (sessionsOf(tenant) >= maxPerTenant) {
+        logger.warn("MCP session refused: the tenant holds its limit of sessions", { tenant, limit: maxPerTenant });
+        return jsonRpcError(res, 429, SERVER_ERROR, `this tenant has ${maxPerTenant} MCP sessions open (the limit); end one (DELETE /mcp) or let one expire`);
+      }
       transport = openSession(tenant);
     }
     const nodeReq = req as IncomingMessage & { auth?: typeof auth };

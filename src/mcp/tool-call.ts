@@ -43,7 +43,15 @@ export async function callAgentTool(backend: AgentBackend, agent: BackendAgent, 
       const task = await backend.get(agent.id, outcome.taskId);
       const state = task.status?.state;
       if (state !== TaskState.INPUT_REQUIRED || !peer.elicit || asked >= MAX_QUESTIONS || peer.signal.aborted) return taskResult(task);
-      const answer = await peer.elicit(messageText(task.status?.message) || "The agent needs more input.");
+      let answer: ElicitResult;
+      try {
+        answer = await peer.elicit(messageText(task.status?.message) || "The agent needs more input.");
+      } catch {
+        // Canceled while the question was open: the task goes too. Otherwise (no answer in time, the
+        // client gone) the task stays input-required, and the result says how to continue it.
+        if (!peer.signal.aborted) return taskResult(task);
+        return taskResult(await backend.cancel(agent.id, task.id).catch(() => task));
+      }
       const text = answer.action === "accept" ? answerText(answer.content) : undefined;
       if (text === undefined) return taskResult(task);
       message = answerMessage(task.id, task.contextId, text);

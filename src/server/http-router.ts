@@ -7,7 +7,7 @@ import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/i
 import { documentOf, publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
-import { createMcpRoute, type ToolGrouping } from "../mcp/index.js";
+import { createMcpRoute, type McpOptions } from "../mcp/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
@@ -52,7 +52,7 @@ export interface HttpRouterOptions {
   /** §8.4: sign every served card and serve the keys' JWKS. */
   readonly cardSigning?: CardSigning;
   /** The MCP endpoint at /mcp: tools per agent or per skill, and the OAuth issuers its metadata names. */
-  readonly mcp?: { readonly tools?: ToolGrouping; readonly authorizationServers?: readonly string[] };
+  readonly mcp?: McpOptions;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import type { ToolGrouping } from "../mcp/index.js";
+import type { McpOptions } from "../mcp/index.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
@@ -69,10 +69,11 @@ export interface HubOptions {
   /** §8.4: sign every served card (public, per-agent, extended) and serve the JWKS at its path. */
   readonly cardSigning?: CardSigning;
   /**
-   * The MCP endpoint at /mcp: one tool per agent (default) or per skill, and
-   * the OAuth authorization servers its protected-resource metadata names (RFC 9728; default none).
+   * The MCP endpoint at /mcp: one tool per agent (default) or per skill, the
+   * OAuth authorization servers its protected-resource metadata names (RFC 9728;
+   * default none), and how many sessions it keeps for how long.
    */
-  readonly mcp?: { readonly tools?: ToolGrouping; readonly authorizationServers?: readonly string[] };
+  readonly mcp?: McpOptions;
   /** Prometheus metrics at GET /metrics (see HubMetricsOptions); `false` turns them off. Default on. */
   readonly metrics?: false | HubMetricsOptions;
   /**
