@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "node:http2";
 import { create } from "@bufbuild/protobuf";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AgentCardSchema, TaskState, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
@@ -200,6 +201,35 @@ describe("/mcp sessions", () => {
       await until("the task is canceled", async () => (await t.client("grpc").getTask({ tenant: "echo", id: taskId })).status?.state === TaskState.CANCELED);
     } finally {
       await mcp.close();
+    }
+  });
+});
+
+describe("/mcp over HTTP/2", () => {
+  it("serves a session over h2c as over HTTP/1.1: initialize, then tools/list on its session", async () => {
+    const session = connect(t.url.replace(/\/$/, ""));
+    try {
+      const ask = (body: unknown, extra: Record<string, string> = {}) =>
+        new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+          const stream = session.request({ ":method": "POST", ":path": "/mcp", ...HEADERS, ...extra });
+          let headers: Record<string, unknown> = {};
+          let text = "";
+          stream.on("response", (h) => (headers = h));
+          stream.setEncoding("utf8");
+          stream.on("data", (d: string) => (text += d));
+          stream.on("end", () => resolve({ status: Number(headers[":status"]), headers, text }));
+          stream.on("error", reject);
+          stream.end(JSON.stringify(body));
+        });
+      const init = await ask(INIT);
+      expect(init.status).toBe(200);
+      expect(init.text).toContain('"serverInfo"');
+      const id = String(init.headers["mcp-session-id"]);
+      const list = await ask({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+      expect(list.status).toBe(200);
+      expect(list.text).toContain('"name":"echo__echo"');
+    } finally {
+      session.close();
     }
   });
 });

@@ -80,6 +80,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxSessions = options.maxSessions ?? 1_000;
   const maxPerTenant = options.maxSessionsPerTenant ?? 100;
+  const capLogged = new Map<string, number>();
   const sessionsOf = (tenant: string): number => {
     let n = 0;
     for (const s of sessions.values()) if (s.tenant === tenant) n++;
@@ -174,7 +175,12 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       }
       if (sessions.size >= maxSessions) return jsonRpcError(res, 503, SERVER_ERROR, "too many MCP sessions are open; retry later", { "retry-after": "5" });
       if (sessionsOf(tenant) >= maxPerTenant) {
-        logger.warn("MCP session refused: the tenant holds its limit of sessions", { tenant, limit: maxPerTenant });
+        // Logged once a minute per tenant: a client that retries in a loop must not flood the log.
+        const now = Date.now();
+        if ((capLogged.get(tenant) ?? 0) < now - 60_000) {
+          capLogged.set(tenant, now);
+          logger.warn("MCP session refused: the tenant holds its limit of sessions", { tenant, limit: maxPerTenant });
+        }
         return jsonRpcError(res, 429, SERVER_ERROR, `this tenant has ${maxPerTenant} MCP sessions open (the limit); end one (DELETE /mcp) or let one expire`);
       }
       transport = openSession(tenant);
