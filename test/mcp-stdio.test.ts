@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
 import { hashToken } from "../src/auth/index.js";
 import { BIN } from "./helpers/cli-process.js";
@@ -40,8 +40,9 @@ afterAll(async () => {
 });
 
 /** Launches the bridge as a host does: a child process speaking MCP on stdin/stdout. */
-async function bridge(url: string, token: string, extra: string[] = []): Promise<Client> {
-  const client = new Client({ name: "a2a-hub-stdio-test", version: "1.0.0" });
+async function bridge(url: string, token: string, extra: string[] = [], answer?: string): Promise<Client> {
+  const client = new Client({ name: "a2a-hub-stdio-test", version: "1.0.0" }, { capabilities: answer === undefined ? {} : { elicitation: { form: {} } } });
+  if (answer !== undefined) client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { answer } }));
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--url", url, ...extra], env: { ...process.env, A2A_TOKEN: token } as Record<string, string>, stderr: "pipe" }));
   clients.push(client);
   return client;
@@ -119,12 +120,15 @@ describe("MCP over stdio (a2a-hub mcp)", () => {
     await expect(bob.readResource({ uri: `a2a://tasks/${mine}` })).rejects.toThrow(/Resource not found/);
   });
 
-  it("bridges a single agent named by its own URL, and per-skill tools when asked", async () => {
-    const one = await bridge(`${t.url}v1/a2a/agents/echo`, TOKENS.alice, ["--tools", "skill"]);
+  it("bridges a single agent named by its own URL, per-skill tools when asked, and asks an eliciting host the task's question", async () => {
+    const one = await bridge(`${t.url}v1/a2a/agents/echo`, TOKENS.alice, ["--tools", "skill"], "elicited");
     const { tools } = await one.listTools();
     expect(tools.map((x) => x.name)).toEqual(["a2a-hub-echo__echo"]);
     expect(tools[0]!.description).toContain("Completes with one artifact holding the message");
     expect(texts(await call(one, "a2a-hub-echo__echo", { text: "one agent" }))[0]).toBe("one agent");
+    const answered = await call(one, "a2a-hub-echo__echo", { text: "input-required" });
+    expect(structured(answered).state).toBe("TASK_STATE_COMPLETED");
+    expect(texts(answered)[0]).toBe("elicited");
   });
 });
 
