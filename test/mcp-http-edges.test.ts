@@ -108,6 +108,26 @@ describe("/mcp options and agents", () => {
     }
   });
 
+  it("cancels the task of an agent without streaming when the client cancels the call", async () => {
+    const mcp = await connectMcp(t.url);
+    try {
+      const abort = new AbortController();
+      let taskId = "";
+      const call = mcp.callTool({ name: "plain", arguments: { text: "slow 60000" } }, undefined, {
+        signal: abort.signal,
+        onprogress: (p) => {
+          taskId ||= /^task (\S+):/.exec(p.message ?? "")?.[1] ?? "";
+        },
+      });
+      await until("the task is named", async () => taskId !== "");
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      await until("the task is canceled", async () => (await t.client("grpc").getTask({ tenant: "plain", id: taskId })).status?.state === TaskState.CANCELED);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("hands back the question when the client declines the elicitation", async () => {
     const mcp = await connectMcp(t.url, { elicit: () => ({ action: "decline" }) });
     try {

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import type { CallToolResult, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { SendMessageRequestSchema, TaskState, type Message, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AError, isA2AError, stateName } from "../core/index.js";
+import { SendMessageConfigurationSchema, SendMessageRequestSchema, TaskState, type Message, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AError, isA2AError, isSettled, stateName } from "../core/index.js";
 import type { AgentBackend, BackendAgent } from "./agent-backend.js";
 import type { AgentTool } from "./tool-catalog.js";
 import { answerMessage, toolMessage } from "./tool-input.js";
@@ -19,6 +20,9 @@ export interface ToolCallPeer {
 
 /** How many questions of one task a call puts to the client before it hands the task back. */
 const MAX_QUESTIONS = 8;
+/** How often a task of an agent without streaming is read while it runs: doubling from the first wait to the longest. */
+const POLL_FIRST_MS = 100;
+const POLL_MAX_MS = 2_000;
 /** Longest artifact chunk text a progress message carries. */
 const PROGRESS_TEXT = 2_000;
 
@@ -87,12 +91,27 @@ async function sendOnce(backend: AgentBackend, agent: BackendAgent, message: Mes
   const onAbort = (): void => cancel();
   peer.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    if (agent.card.capabilities?.streaming !== true) {
-      const r = await backend.send(agent.id, req, stop.signal);
-      return r.payload.case === "message" ? { message: r.payload.value } : { taskId: r.payload.value?.id ?? "" };
-    }
     let step = 0;
     const progress = (text: string): Promise<void> | undefined => peer.progress?.(++step, text).catch(() => undefined);
+    if (agent.card.capabilities?.streaming !== true) {
+      // §3.2.2: accepted at once, then followed by GetTask, so that a cancellation has a task id to cancel.
+      req.configuration = create(SendMessageConfigurationSchema, { returnImmediately: true });
+      const r = await backend.send(agent.id, req, stop.signal);
+      if (r.payload.case === "message") return { message: r.payload.value };
+      let task = r.payload.value;
+      if (!task) throw new A2AError("InvalidAgentResponse", "the agent answered with neither a task nor a message");
+      taskId = task.id;
+      if (peer.signal.aborted) cancel();
+      for (let wait = POLL_FIRST_MS, last = -1; !isSettled(task.status?.state ?? TaskState.UNSPECIFIED); wait = Math.min(wait * 2, POLL_MAX_MS)) {
+        const state = task.status?.state ?? TaskState.UNSPECIFIED;
+        if (state !== last) await progress(`task ${task.id}: ${stateName(state)}`);
+        last = state;
+        await sleep(wait, undefined, { signal: stop.signal }).catch(() => undefined);
+        await canceling;
+        task = await backend.get(agent.id, task.id);
+      }
+      return { taskId };
+    }
     try {
       for await (const ev of backend.stream(agent.id, req, stop.signal)) {
         const p = ev.payload;
