@@ -3,6 +3,7 @@ import { CLIENT_COMMANDS, clientUsage, runClientCommand } from "./client-command
 import { UsageError, type CliIo } from "./cli-io.js";
 import { DATA_COMMANDS, runDataCommand } from "./data-commands.js";
 import { EXIT } from "./exit-codes.js";
+import { MCP_USAGE, mcpCommand } from "./mcp-command.js";
 import { hashTokenCommand, serve } from "./serve-command.js";
 import { HASH_TOKEN_USAGE, serveUsage } from "./usage-text.js";
 import { packageVersion } from "./version.js";
@@ -17,6 +18,7 @@ export const USAGE = `usage: a2a-hub <command> [options]      a2a-hub <command> 
                         copy a data directory's database while a hub serves
   restore --from FILE --data DIR [--force]
                         put a verified backup in place (no hub may hold DIR)
+  mcp --url <url>       serve a hub's or agent's agents as MCP tools over stdio
 
   card <url>            show an agent's card and the interface the client picks
   send <url> [text…]    send a message (text from stdin when none is given);
@@ -48,7 +50,7 @@ failed, 2 usage or configuration, 3 failed, 4 canceled, 5 rejected,
 exits 0 once the task is canceled.
 `;
 
-const COMMANDS = ["serve", "hash-token", ...Object.keys(DATA_COMMANDS), ...Object.keys(CLIENT_COMMANDS)];
+const COMMANDS = ["serve", "hash-token", ...Object.keys(DATA_COMMANDS), "mcp", ...Object.keys(CLIENT_COMMANDS)];
 
 /**
  * Runs `a2a-hub` with its arguments; resolves with the exit code. With no
@@ -65,6 +67,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === "serve") return await serve(rest, io);
     if (command === "hash-token") return hashTokenCommand(rest, io);
     if (command === "backup" || command === "restore") return await runDataCommand(command, rest, io);
+    if (command === "mcp") return await mcpCommand(rest, io);
     if (Object.hasOwn(CLIENT_COMMANDS, command)) return await runClientCommand(command, rest, io);
     if (command.startsWith("-")) throw new UsageError(`unknown option ${command} (options go after the command: a2a-hub <command> ${command})`);
     throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS) || ` (commands: ${COMMANDS.join(", ")})`}`);
@@ -91,6 +94,7 @@ function usageOf(args: readonly string[]): string {
   if (of === "serve") return serveUsage(SERVE_OPTIONS);
   if (of === "hash-token") return HASH_TOKEN_USAGE;
   if (of === "backup" || of === "restore") return DATA_COMMANDS[of];
+  if (of === "mcp") return MCP_USAGE;
   if (Object.hasOwn(CLIENT_COMMANDS, of)) return clientUsage(of);
   throw new UsageError(`help: unknown command ${JSON.stringify(of)} (commands: ${COMMANDS.join(", ")})`);
 }

@@ -7,6 +7,7 @@ import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/i
 import { documentOf, publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
+import { createMcpRoute, type McpOptions } from "../mcp/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { hubIndex } from "./hub-index.js";
@@ -56,6 +57,8 @@ export interface HttpRouterOptions {
   readonly maxJsonDepth?: number;
   /** §8.4: sign every served card and serve the keys' JWKS. */
   readonly cardSigning?: CardSigning;
+  /** The MCP endpoint at /mcp: tools per agent or per skill, and the OAuth issuers its metadata names. */
+  readonly mcp?: McpOptions;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -80,6 +83,10 @@ export interface HttpRouter {
   handle(req: HttpRequest, res: HttpResponse): Promise<void>;
   /** The public card of an agent (the default one at the root), with URLs as the request reached us. */
   cardFor(req: HttpRequest, agentId?: string): AgentCard;
+  /** A graceful stop begins: MCP sessions end their open server-to-client streams. */
+  quiesce(): void;
+  /** Closes what the router holds open (MCP sessions). */
+  close(): Promise<void>;
 }
 
 export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
@@ -145,6 +152,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
 
   const cardUrl = (req: HttpRequest, id: string): string => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`;
   const consoleRoute = createConsoleRoute();
+  const mcp = createMcpRoute({ core, guard, logger, maxBodyBytes, maxJsonDepth, ...options.mcp });
 
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
   // Cards are built from the configuration, fixed since start: their Last-Modified (§8.6).
@@ -168,6 +176,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       return sendDocument(req, res, documentOf(discoveryStub(origin.baseUrl, bearerAuth)), cardsSince, caching);
     }
 
+    if (mcp.owns(path)) return mcp.handle(req, res, path, origin.baseUrl);
     if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
 
     if ((path === AGENT_CATALOG_PATH || path === `${AGENT_CATALOG_PATH}/`) && req.method === "GET") {
@@ -215,7 +224,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     if (await rest(req, res)) return;
     notFound(req, res);
   };
-  return { handle, cardFor };
+  return { handle, cardFor, quiesce: mcp.quiesce, close: mcp.close };
 }
 
 /** The unauthenticated discovery document of a hub with several agents. */

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import type { McpOptions } from "../mcp/index.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { DATABASE_FILE, lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
@@ -67,6 +68,12 @@ export interface HubOptions {
   readonly routes?: ReadonlyArray<(req: HttpRequest, res: HttpResponse, hub: HubContext) => boolean | Promise<boolean>>;
   /** §8.4: sign every served card (public, per-agent, extended) and serve the JWKS at its path. */
   readonly cardSigning?: CardSigning;
+  /**
+   * The MCP endpoint at /mcp: one tool per agent (default) or per skill, the
+   * OAuth authorization servers its protected-resource metadata names (RFC 9728;
+   * default none), and how many sessions it keeps for how long.
+   */
+  readonly mcp?: McpOptions;
   /** Prometheus metrics at GET /metrics (see HubMetricsOptions); `false` turns them off. Default on. */
   readonly metrics?: false | HubMetricsOptions;
   /**
@@ -251,6 +258,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     maxBodyBytes: options.maxBodyBytes,
     maxJsonDepth: options.maxJsonDepth,
     cardSigning: options.cardSigning,
+    mcp: options.mcp,
   });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
@@ -351,12 +359,14 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
         draining = true;
         if (options.readinessDrainMs) await new Promise((r) => setTimeout(r, options.readinessDrainMs));
         server.stopAccepting();
+        router.quiesce();
         // Agents keep running meanwhile: a unary call or a stream whose task
         // ends within the grace period gets its answer or its last event.
         await server.drained(grace);
         // What is still open then is ended: runs aborted (the restart fails
         // their tasks), streams closed after the events they already have.
         await core.stop();
+        await router.close();
         await server.close(Math.min(grace, FLUSH_MS));
         await push.stop();
         if (metricsServer) await new Promise((r) => metricsServer.close(r).closeAllConnections());
