@@ -4,7 +4,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
 import { accessInterceptor, connectRoutes, guardRpcRequests, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
+import { DEFAULT_MAX_BODY_BYTES, writeHead } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
@@ -277,7 +277,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
       await router.handle(req, res);
     } catch (e) {
       logger.error("HTTP route failed", { error: e instanceof Error ? e.stack : String(e) });
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      if (!res.headersSent) writeHead(res, 500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "internal error" } }));
     }
   };
