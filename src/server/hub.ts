@@ -11,11 +11,12 @@ import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
-import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, requestLog, type MetricsOptions } from "../telemetry/index.js";
+import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, Refusals, requestLog, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
 import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
+import type { DoorLimits } from "./door-limits.js";
 import { createOnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
 
@@ -60,6 +61,8 @@ export interface HubOptions {
   readonly headersTimeoutMs?: number;
   /** Time a client has to send a request's body once the headers are in (ms); past it 408. Default 60 s. */
   readonly bodyTimeoutMs?: number;
+  /** Connections in all and per address, HTTP/2 streams per connection, session memory, header size (door-limits.ts). */
+  readonly connectionLimits?: Partial<DoorLimits>;
   /**
    * Extra HTTP routes tried before the card and the 404 (facades mount
    * here); a route returns false when the request is not its own.
@@ -240,7 +243,8 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
       : undefined,
   });
   push.start();
-  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
+  const refusals = new Refusals(metrics?.refusals, logger);
+  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() }, (why) => refusals.refuse(why));
   const trustedProxies = new TrustedProxies(options.trustedProxies);
   const router = createHttpRouter({
     core,
@@ -299,6 +303,9 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
     onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader stopped reading", { path: req.url, limit: error.limit }),
+    limits: options.connectionLimits,
+    exempt: (address) => trustedProxies.trusts(address),
+    onRefusal: (reason, address) => refusals.refuse(reason, address),
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
