@@ -78,14 +78,8 @@ export interface RawH2 {
 }
 
 /** Connects to `url` and speaks HTTP/2 over the socket without a client library in between. */
-export async function rawH2(url: string, options: { readonly ackSettings?: boolean } = {}): Promise<RawH2> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", resolve);
-    socket.once("error", reject);
-  });
-  socket.on("error", () => {});
+export async function rawH2(url: string, options: { readonly ackSettings?: boolean; readonly from?: string } = {}): Promise<RawH2> {
+  const socket = await connectFrom(url, options.from);
   const seen: H2Seen = { resets: [], goaway: undefined, answers: 0, closed: false };
   let buf: Buffer = Buffer.alloc(0);
   socket.on("data", (chunk: Buffer) => {
@@ -118,6 +112,21 @@ export async function rawH2(url: string, options: { readonly ackSettings?: boole
     open: (id, headers, endStream = true) => send(frame(FRAME.HEADERS, FLAG.END_HEADERS | (endStream ? FLAG.END_STREAM : 0), id, headerBlock(headers))),
     destroy: () => socket.destroy(),
   };
+}
+
+/**
+ * A TCP connection to `url`'s host and port, from the loopback address
+ * `from` (any of 127.0.0.0/8), so a test can be several clients at once.
+ */
+export async function connectFrom(url: string, from?: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ port: Number(port), host: hostname, localAddress: from });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  socket.on("error", () => {});
+  return socket;
 }
 
 /** Resolves once `done()` holds or `ms` passed; returns whether it held. */
