@@ -2,6 +2,7 @@ import * as http2 from "node:http2";
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
 import { connectFrom, FLAG, frame, FRAME, H2_ERROR, headerBlock, postHeaders, rawH2, waitUntil, type RawH2 } from "./helpers/h2-frames.js";
+import { postHead, rawConnection } from "./helpers/raw-client.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, withTestHub } from "./helpers/test-hub.js";
 
@@ -173,5 +174,38 @@ describe("refusals of requests", () => {
     } finally {
       await t.stop();
     }
+  });
+});
+
+describe("unauthenticated requests on a hub with tenants", () => {
+  const t = withTestHub({ ...tenantHubOptions({ acme: "acme-token" }, [{ id: "echo" }]) });
+
+  it.each([
+    ["JSON-RPC", "/", "application/json"],
+    ["REST", "/message:send", "application/json"],
+    ["Connect", "/lf.a2a.v1.A2AService/SendMessage", "application/json"],
+  ])("are refused over %s (HTTP/1.1) before their body is read: the 401 comes while the body is still owed", async (_binding, path, contentType) => {
+    const socket = await rawConnection(t.hub.url);
+    socket.write(postHead(t.hub.url, path, { "content-type": contentType, "content-length": String(1_000_000), authorization: "Bearer wrong" }));
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (text += d));
+    expect(await waitUntil(() => /\r\n\r\n/.test(text), 5_000)).toBe(true);
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    socket.destroy();
+  });
+
+  it("are refused over gRPC before their body is read: UNAUTHENTICATED while the message is still owed", async () => {
+    const session = http2.connect(t.hub.url);
+    const stream = session.request({ ":method": "POST", ":path": "/lf.a2a.v1.A2AService/SendMessage", "content-type": "application/grpc", te: "trailers", authorization: "Bearer wrong" });
+    stream.write(Buffer.from([0, 0, 0x0f, 0x42, 0x40])); // a 1,000,000-byte message announced, none of it sent
+    const status = await new Promise<string>((resolve) => {
+      stream.on("response", (h) => h["grpc-status"] !== undefined && resolve(String(h["grpc-status"])));
+      stream.on("trailers", (h) => resolve(String(h["grpc-status"])));
+      stream.on("error", () => resolve("error"));
+      stream.resume();
+    });
+    expect(status).toBe("16");
+    session.destroy();
   });
 });

@@ -298,7 +298,10 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   });
   // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
   const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
-  const server = createOnePortServer(guardRpcRequests(rpc), {
+  const unauthenticated = guard.authRequired
+    ? { test: (req: HttpRequest) => guard.authenticate(req.headers.authorization) === undefined, onRefused: () => refusals.refuse("unauthenticated") }
+    : undefined;
+  const server = createOnePortServer(guardRpcRequests(rpc, unauthenticated), {
     headersTimeoutMs: options.headersTimeoutMs,
     tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
