@@ -1,8 +1,9 @@
 import * as http2 from "node:http2";
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
-import { connectFrom, FLAG, frame, FRAME, H2_ERROR, headerBlock, postHeaders, rawH2, waitUntil, type RawH2 } from "./helpers/h2-frames.js";
+import { connectFrom, FLAG, frame, FRAME, H2_ERROR, headerBlock, headerFields, postHeaders, rawH2, waitUntil, type RawH2 } from "./helpers/h2-frames.js";
 import { postHead, rawConnection } from "./helpers/raw-client.js";
+import { textRequest } from "./helpers/messages.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, withTestHub } from "./helpers/test-hub.js";
 
@@ -36,12 +37,16 @@ function closedWithin(socket: import("node:net").Socket, ms: number): Promise<bo
 describe("HTTP/2 limits", () => {
   const t = withTestHub({ metrics: { tokenHash: hashToken(SCRAPE_TOKEN) } });
 
-  it("a client is told SETTINGS_MAX_CONCURRENT_STREAMS 100 and the header list size, and push is off", async () => {
+  it("a client is told SETTINGS_MAX_CONCURRENT_STREAMS 100, the header list size, no HPACK dynamic table, and push is off", async () => {
     const session = http2.connect(t.hub.url);
     await new Promise<void>((resolve) => session.once("remoteSettings", () => resolve()));
     expect(session.remoteSettings.maxConcurrentStreams).toBe(100);
     expect(session.remoteSettings.maxHeaderListSize).toBe(32 * 1024);
     expect(session.remoteSettings.enablePush).toBe(false);
+    // An HPACK bomb needs a dynamic table to reference; the answer it gets is the client's own bytes.
+    expect(session.remoteSettings.headerTableSize).toBe(0);
+    // And the ordinary calls of a client that honours it go through.
+    expect((await t.hub.client("grpc").sendMessage(textRequest("after the settings"))).payload.case).toBe("task");
     session.close();
   });
 
@@ -57,7 +62,7 @@ describe("HTTP/2 limits", () => {
 
   it("a client that goes on past the acknowledged limit loses the connection (GOAWAY PROTOCOL_ERROR), counted as h2.protocolError", async () => {
     const before = await refusals(t.hub.url, "h2.protocolError");
-    const c = await rawH2(t.hub.url);
+    const c = await rawH2(t.hub.url, { from: "127.0.2.2" });
     await waitUntil(() => false, 100); // the server's SETTINGS acknowledged
     for (let i = 0; i < 130 && !c.seen.closed; i++) await c.open(1 + 2 * i, postHeaders("x"), false);
     expect(await waitUntil(() => c.seen.closed, 5_000)).toBe(true);
@@ -84,7 +89,7 @@ describe("HTTP/2 limits", () => {
     }],
     ["a CONTINUATION flood without end (CVE-2024-27316)", async (c) => {
       await c.send(frame(FRAME.HEADERS, 0, 1, headerBlock(postHeaders("x"))));
-      const more = headerBlock([["x-more", "y".repeat(64)]]);
+      const more = headerFields([["x-more", "y".repeat(64)]]);
       for (let i = 0; i < 200_000 && !c.seen.closed; i++) await c.send(frame(FRAME.CONTINUATION, 0, 1, more));
     }],
     ["a rapid reset flood (CVE-2023-44487)", async (c) => {
@@ -97,7 +102,8 @@ describe("HTTP/2 limits", () => {
 
   it.each(floods)("%s ends the session with GOAWAY ENHANCE_YOUR_CALM, counted as h2.flood", async (name, flood) => {
     const before = await refusals(t.hub.url, "h2.flood");
-    const c = await rawH2(t.hub.url);
+    // From an address of its own: the hub bars an address whose sessions it keeps ending.
+    const c = await rawH2(t.hub.url, { from: `127.0.1.${floods.findIndex(([n]) => n === name) + 2}` });
     await waitUntil(() => false, 100);
     await flood(c);
     c.socket.resume();
@@ -153,6 +159,48 @@ describe("connection limits", () => {
       for (const s of held) s.destroy();
       await waitUntil(() => t.hub.openConnections === 0, 2_000);
       expect(await refusals(t.url, "limits.maxConnections")).toBe(1);
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe("addresses that misbehave", () => {
+  it("an address whose sessions were ended limits.maxRefusalsPerAddress times is refused at the door for the rest of the window, others are not", async () => {
+    const t = await startTestHub({ metrics: { tokenHash: hashToken(SCRAPE_TOKEN) }, connectionLimits: { maxRefusalsPerAddress: 2 } });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const c = await rawH2(t.url, { from: "127.0.3.2" });
+        await c.send(frame(FRAME.HEADERS, 0, 1, headerBlock(postHeaders("x"))));
+        for (let n = 0; n < 100_000 && !c.seen.closed; n++) await c.send(frame(FRAME.CONTINUATION, 0, 1));
+        expect(await waitUntil(() => c.seen.closed, 5_000)).toBe(true);
+      }
+      const barred = await connectFrom(t.url, "127.0.3.2");
+      expect(await closedWithin(barred, 2_000)).toBe(true);
+      const other = await connectFrom(t.url, "127.0.3.3");
+      expect(await closedWithin(other, 300)).toBe(false);
+      other.destroy();
+      expect(await refusals(t.url, "limits.maxRefusalsPerAddress")).toBe(1);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("twenty requests refused for want of credentials count as one ended session: a 401 storm gets its address barred", async () => {
+    const t = await startTestHub({
+      ...tenantHubOptions({ acme: "acme-token" }, [{ id: "echo" }]),
+      metrics: { tokenHash: hashToken(SCRAPE_TOKEN) },
+      connectionLimits: { maxRefusalsPerAddress: 2 },
+    });
+    try {
+      const c = await rawH2(t.url, { from: "127.0.3.4" });
+      await waitUntil(() => false, 100);
+      for (let i = 0; i < 40 && !c.seen.closed; i++) await c.open(1 + 2 * i, postHeaders("x", [["authorization", "Bearer wrong"]]));
+      // The 40th refusal bars the address and ends its connection.
+      expect(await waitUntil(() => c.seen.closed, 5_000)).toBe(true);
+      const barred = await connectFrom(t.url, "127.0.3.4");
+      expect(await closedWithin(barred, 2_000)).toBe(true);
+      expect(await refusals(t.url, "unauthenticated")).toBe(40);
     } finally {
       await t.stop();
     }

@@ -26,6 +26,14 @@ export interface DoorLimits {
   readonly maxSessionMemoryMiB: number;
   /** Largest header section of a request (bytes), HTTP/2 (SETTINGS_MAX_HEADER_LIST_SIZE) and HTTP/1.1 alike. */
   readonly maxHeaderBytes: number;
+  /**
+   * Sessions one client address may have ended for misbehaving (a flood, a
+   * protocol error, a slow start) in REFUSAL_WINDOW_MS; past it the
+   * address's new connections are refused until the window ends, so a
+   * client that reconnects to attack again costs a closed socket each time.
+   * Trusted proxies are exempt.
+   */
+  readonly maxRefusalsPerAddress: number;
 }
 
 export const DEFAULT_DOOR_LIMITS: DoorLimits = {
@@ -34,7 +42,16 @@ export const DEFAULT_DOOR_LIMITS: DoorLimits = {
   maxStreamsPerConnection: 100,
   maxSessionMemoryMiB: 32,
   maxHeaderBytes: 32 * 1024,
+  maxRefusalsPerAddress: 5,
 };
+
+/** Strikes are counted in twentieths: a session ended counts 20, one refused request (401) 1. */
+const SESSION_WEIGHT = 20;
+export const REFUSED_REQUEST_WEIGHT = 1;
+/** The window `maxRefusalsPerAddress` counts in. */
+export const REFUSAL_WINDOW_MS = 10_000;
+/** Addresses remembered for their refusals at most; past it, those whose window ended are forgotten. */
+const REMEMBERED_ADDRESSES = 10_000;
 
 /**
  * Node's HTTP/2 flood defences, pinned here so that a Node release that
@@ -55,8 +72,8 @@ const FLOOD_DEFENCES = {
   maxSessionInvalidFrames: 100,
   /** Streams refused (over the limit or the session's memory) before the session is. */
   maxSessionRejectedStreams: 100,
-  /** Rapid reset: RST_STREAM frames a client may send in a burst, then per second (Node's own numbers). */
-  streamResetBurst: 1000,
+  /** Rapid reset: RST_STREAM frames a client may send in a burst (Node: 1000), then per second. */
+  streamResetBurst: 100,
   streamResetRate: 33,
 } as const;
 
@@ -68,6 +85,10 @@ export function http2Limits(limits: DoorLimits): http2.ServerOptions {
     settings: {
       maxConcurrentStreams: limits.maxStreamsPerConnection,
       maxHeaderListSize: limits.maxHeaderBytes,
+      // HPACK bomb: a header stored in the dynamic table once and referenced by one byte
+      // thousands of times is decoded in full by nghttp2 even past maxHeaderListSize, unseen
+      // by JavaScript. Without a dynamic table every field costs its sender its own bytes.
+      headerTableSize: 0,
       enablePush: false,
     },
   } as http2.ServerOptions;
@@ -77,6 +98,7 @@ export function http2Limits(limits: DoorLimits): http2.ServerOptions {
 export type DoorRefusal =
   | "limits.maxConnections"
   | "limits.maxConnectionsPerAddress"
+  | "limits.maxRefusalsPerAddress"
   | "limits.headersTimeoutMs"
   | "h2.flood"
   | "h2.protocolError";
@@ -88,6 +110,8 @@ export type DoorRefusal =
 export class ConnectionGate {
   private open = 0;
   private readonly byAddress = new Map<string, number>();
+  /** Refusals per address in the current window: its start and count. */
+  private readonly strikes = new Map<string, { since: number; count: number }>();
 
   constructor(
     private readonly limits: DoorLimits,
@@ -99,6 +123,8 @@ export class ConnectionGate {
   admit(socket: net.Socket): DoorRefusal | undefined {
     if (this.open >= this.limits.maxConnections) return "limits.maxConnections";
     const address = socket.remoteAddress ?? "";
+    const struck = this.strikes.get(address);
+    if (struck && struck.count >= this.limits.maxRefusalsPerAddress * SESSION_WEIGHT && Date.now() - struck.since < REFUSAL_WINDOW_MS && !this.exempt(address)) return "limits.maxRefusalsPerAddress";
     const mine = this.byAddress.get(address) ?? 0;
     if (mine >= this.limits.maxConnectionsPerAddress && !this.exempt(address)) return "limits.maxConnectionsPerAddress";
     this.open++;
@@ -110,6 +136,28 @@ export class ConnectionGate {
       else this.byAddress.set(address, n);
     });
     return undefined;
+  }
+
+  /**
+   * Records that a session from `address` was ended for misbehaving
+   * (`weight` SESSION_WEIGHT), or that one of its requests was refused for want of
+   * credentials (REFUSED_REQUEST_WEIGHT). Once the count reaches
+   * `maxRefusalsPerAddress` within the window, admit() refuses the address
+   * until the window ends; returns true at the strike that got it there.
+   */
+  strike(address: string | undefined, weight = SESSION_WEIGHT): boolean {
+    if (!address || this.exempt(address)) return false;
+    const now = Date.now();
+    const s = this.strikes.get(address);
+    const max = this.limits.maxRefusalsPerAddress * SESSION_WEIGHT;
+    if (s && now - s.since < REFUSAL_WINDOW_MS) {
+      const was = s.count;
+      s.count += weight;
+      return was < max && s.count >= max;
+    }
+    if (this.strikes.size >= REMEMBERED_ADDRESSES) for (const [a, v] of this.strikes) if (now - v.since >= REFUSAL_WINDOW_MS) this.strikes.delete(a);
+    this.strikes.set(address, { since: now, count: weight });
+    return weight >= max;
   }
 }
 
@@ -128,7 +176,7 @@ export function calmOnFlood(session: http2.ServerHttp2Session, socket: net.Socke
   session.destroy = function (this: http2.ServerHttp2Session, error?: Error, code?: number) {
     // Only nghttp2's and Node's protocol verdicts: a reset socket is not a refusal.
     const kind = (error as { code?: string } | undefined)?.code;
-    if (error && code === undefined && (kind === "ERR_HTTP2_ERROR" || kind === "ERR_HTTP2_TOO_MANY_INVALID_FRAMES")) {
+    if (error && code === undefined && !this.destroyed && (kind === "ERR_HTTP2_ERROR" || kind === "ERR_HTTP2_TOO_MANY_INVALID_FRAMES")) {
       const flood = FLOOD.test(error.message);
       refused(flood ? "h2.flood" : "h2.protocolError");
       if (flood) code = http2.constants.NGHTTP2_ENHANCE_YOUR_CALM;

@@ -85,9 +85,9 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     rateLimit: config.rateLimit,
   };
   // Transport limits travel beside the core's; the timeouts are the one port's.
-  const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes, ...coreLimits } =
+  const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes, maxRefusalsPerAddress, ...coreLimits } =
     config.limits;
-  const connectionLimits = { maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes };
+  const connectionLimits = { maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes, maxRefusalsPerAddress };
   return {
     limits: coreLimits,
     connectionLimits: Object.fromEntries(Object.entries(connectionLimits).filter(([, v]) => v !== undefined)),

@@ -17,7 +17,7 @@ import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
 import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
 import type { DoorLimits } from "./door-limits.js";
-import { createOnePortServer } from "./one-port.js";
+import { createOnePortServer, type OnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
 
 /** How to start a hub. */
@@ -244,7 +244,13 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   });
   push.start();
   const refusals = new Refusals(metrics?.refusals, logger);
-  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() }, (why) => refusals.refuse(why));
+  // The port is made below; a refused request counts against its address there.
+  let door: OnePortServer | undefined;
+  const refusedRequest = (why: string, address: string | undefined): void => {
+    refusals.refuse(why, address);
+    if (why === "unauthenticated") door?.refusedRequest(address);
+  };
+  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() }, refusedRequest);
   const trustedProxies = new TrustedProxies(options.trustedProxies);
   const router = createHttpRouter({
     core,
@@ -299,7 +305,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
   const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
   const unauthenticated = guard.authRequired
-    ? { test: (req: HttpRequest) => guard.authenticate(req.headers.authorization) === undefined, onRefused: () => refusals.refuse("unauthenticated") }
+    ? { test: (req: HttpRequest) => guard.authenticate(req.headers.authorization) === undefined, onRefused: (req: HttpRequest) => refusedRequest("unauthenticated", req.socket?.remoteAddress) }
     : undefined;
   const server = createOnePortServer(guardRpcRequests(rpc, unauthenticated), {
     headersTimeoutMs: options.headersTimeoutMs,
@@ -310,6 +316,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     exempt: (address) => trustedProxies.trusts(address),
     onRefusal: (reason, address) => refusals.refuse(reason, address),
   });
+  door = server;
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.net.once("error", reject);

@@ -3,7 +3,7 @@ import * as http2 from "node:http2";
 import * as net from "node:net";
 import { dropOnOverflow, expireBody } from "../bindings/http/index.js";
 import type { QueueOverflowError } from "../execution/index.js";
-import { calmOnFlood, ConnectionGate, DEFAULT_DOOR_LIMITS, http2Limits, type DoorLimits, type DoorRefusal } from "./door-limits.js";
+import { calmOnFlood, ConnectionGate, DEFAULT_DOOR_LIMITS, http2Limits, REFUSED_REQUEST_WEIGHT, type DoorLimits, type DoorRefusal } from "./door-limits.js";
 
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
@@ -92,6 +92,8 @@ export interface OnePortServer {
   drained(ms: number): Promise<boolean>;
   /** Stops accepting, lets requests in flight finish for `graceMs`, then drops what is left. */
   close(graceMs: number): Promise<void>;
+  /** A request from `address` was refused for want of credentials: it counts towards limits.maxRefusalsPerAddress. */
+  refusedRequest(address: string | undefined): void;
 }
 
 /**
@@ -111,7 +113,16 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const limits: DoorLimits = { ...DEFAULT_DOOR_LIMITS, ...options.limits };
   const gate = new ConnectionGate(limits, options.exempt);
-  const refused = (reason: DoorRefusal, socket: net.Socket | undefined): void => options.onRefusal?.(reason, socket?.remoteAddress);
+  /** Counts a refusal against an address; the one that bars it also ends its connections open now. */
+  const strike = (address: string | undefined, weight?: number): void => {
+    if (!gate.strike(address, weight)) return;
+    for (const s of sockets) if (s.remoteAddress === address) s.destroy();
+  };
+  const refused = (reason: DoorRefusal, socket: net.Socket | undefined): void => {
+    // A session ended for how it behaved counts against its address; a connection over a limit does not.
+    if (!reason.startsWith("limits.maxConnections") && reason !== "limits.maxRefusalsPerAddress") strike(socket?.remoteAddress);
+    options.onRefusal?.(reason, socket?.remoteAddress);
+  };
   /** The socket whose HTTP/2 session is being made (the session's own is a proxy that cannot destroy it). */
   let arriving: net.Socket | undefined;
   let accepting = true;
@@ -337,6 +348,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       return inFlight;
     },
     stopAccepting,
+    refusedRequest: (address) => strike(address, REFUSED_REQUEST_WEIGHT),
     drained: (ms) => waitFor(() => inFlight === 0, ms),
     close: async (graceMs) => {
       stopAccepting();

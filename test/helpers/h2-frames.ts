@@ -38,8 +38,17 @@ function hpackInt(value: number, n: number, first: number): number[] {
   return out;
 }
 
-/** A header block of literal fields, not indexed (RFC 7541 §6.2.2). */
+/**
+ * A header block of literal fields, not indexed (RFC 7541 §6.2.2), opened by
+ * a dynamic table size update to 0 (§6.3): the hub allows its clients no
+ * dynamic table, and a decoder may require the update first.
+ */
 export function headerBlock(headers: ReadonlyArray<readonly [string, string]>): Buffer {
+  return Buffer.concat([Buffer.from([0x20]), headerFields(headers)]);
+}
+
+/** Literal header fields alone: what a CONTINUATION frame carries on from its block's start. */
+export function headerFields(headers: ReadonlyArray<readonly [string, string]>): Buffer {
   const parts: Buffer[] = [];
   for (const [name, value] of headers) {
     const n = Buffer.from(name);

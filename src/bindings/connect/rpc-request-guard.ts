@@ -28,7 +28,7 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
    * gRPC-Web a trailers-only UNAUTHENTICATED; Connect streaming is left to
    * the interceptor, whose answer is a framed body.
    */
-  unauthenticated?: { readonly test: (req: Req) => boolean; readonly onRefused: () => void },
+  unauthenticated?: { readonly test: (req: Req) => boolean; readonly onRefused: (req: Req) => void },
 ): (req: Req, res: Res) => void {
   return (req, res) => {
     if (!req.url?.startsWith(RPC_PREFIX)) return handler(req, res);
@@ -40,7 +40,7 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
     const type = req.headers["content-type"];
     if (typeof type === "string" && ACCEPTED.test(type.trim())) {
       if (unauthenticated && !/^application\/connect\+/i.test(type) && unauthenticated.test(req)) {
-        unauthenticated.onRefused();
+        unauthenticated.onRefused(req);
         return refuseUnauthenticated(req, res, type);
       }
       return handler(req, res);

@@ -15,6 +15,7 @@ export const LIMIT_KEYS = [
   "maxStreamsPerConnection",
   "maxSessionMemoryMiB",
   "maxHeaderBytes",
+  "maxRefusalsPerAddress",
   // Core (every binding).
   "maxParts",
   "maxTextPartBytes",
