@@ -45,4 +45,22 @@ describe("the bench's --trace-gc tally", () => {
     gc.line("MARK start 0");
     expect(gc.result()).toEqual({ scavenge: { count: 0, ms: 0 }, markCompact: { count: 0, ms: 0 } });
   });
+  it("reads the line formats of Node 20, 24 (pooled: 0 MB) and 26 (pooled: 0.0 MB)", () => {
+    // Lines as each runtime printed them for the process above.
+    const lines = [
+      "[7258:0x3101a120]      268 ms: Scavenge 3.9 (4.0) -> 3.2 (5.0) MB, 14.31 / 0.00 ms  (average mu = 1.000, current mu = 1.000) allocation failure; ",
+      "[7235:0x3c714000]      376 ms: Scavenge 4.8 (5.8) -> 4.0 (6.8) MB, pooled: 0 MB, 13.90 / 0.00 ms  (average mu = 1.000, current mu = 1.000) allocation failure; ",
+      "[7235:0x3c714000]      526 ms: Mark-Compact 8.8 (11.0) -> 3.8 (7.3) MB, pooled: 4 MB, 8.35 / 0.00 ms  (average mu = 0.983, current mu = 0.983) testing; GC in old space requested",
+      "[7250:0x115b4000]      337 ms: Scavenge 4.8 (4.9) -> 4.1 (5.4) MB, pooled: 0.0 MB, 19.11 / 0.00 ms (average mu = 1.000, current mu = 1.000) allocation failure; ",
+      "[7250:0x115b4000]      734 ms: Mark-Compact 5.1 (7.1) -> 3.9 (7.1) MB, pooled: 0.0 MB, 5.20 / 0.00 ms (average mu = 0.993, current mu = 0.993) testing; GC in old space requested",
+    ];
+    const gc = new GcTrace();
+    gc.counting = true;
+    for (const line of lines) gc.line(line);
+    const { scavenge, markCompact } = gc.result();
+    expect(scavenge.count).toBe(3);
+    expect(scavenge.ms).toBeCloseTo(14.31 + 13.9 + 19.11, 5);
+    expect(markCompact.count).toBe(2);
+    expect(markCompact.ms).toBeCloseTo(8.35 + 5.2, 5);
+  });
 });

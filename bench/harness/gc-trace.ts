@@ -26,8 +26,10 @@ export interface GcTally {
  * A --trace-gc line, e.g.
  * `[pid:0x..]  6822 ms: Scavenge 99.1 (126.4) -> 90.5 (126.9) MB, 7.96 / 0.00 ms  (average mu = ...) allocation failure;`
  * or `Mark-Compact 97.5 (126.4) -> 24.2 (98.4) MB, 11.96 / 0.03 ms  (+ 18.8 ms in 37 steps since start of marking, ...`.
+ * Node 24 writes the pool V8 keeps for reuse after the sizes (`MB, pooled: 0 MB, 7.96 / ...`),
+ * Node 26 with a decimal (`pooled: 0.0 MB,`); it is skipped.
  */
-const LINE = /: (Scavenge|Mark-Compact)\S*(?: \([^)]*\))? [\d.]+ \([\d.]+\) -> [\d.]+ \([\d.]+\) MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in \d+ steps)?/;
+const LINE = /: (Scavenge|Mark-Compact)\S*(?: \([^)]*\))? [\d.]+ \([\d.]+\) -> [\d.]+ \([\d.]+\) MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in \d+ steps)?/;
 
 export class GcTrace {
   counting = false;

@@ -33,7 +33,11 @@ export class AccessGuard {
   private readonly authenticator: BearerAuthenticator;
   private readonly limiter: RateLimiter | undefined;
 
-  constructor(private readonly policy: AccessPolicy) {
+  constructor(
+    private readonly policy: AccessPolicy,
+    /** Told of every refusal (401, 429; not unknown-agent, which is answered as a missing agent). */
+    private readonly onRefusal?: (why: "unauthenticated" | "rate-limited", address: string | undefined) => void,
+  ) {
     this.authenticator = new BearerAuthenticator(policy.tenants);
     this.limiter = policy.rateLimit ? new RateLimiter(policy.rateLimit) : undefined;
   }
@@ -54,13 +58,19 @@ export class AccessGuard {
     return allowed === undefined || allowed.includes(tenant);
   }
 
-  /** The full decision for a request to `agentId` (undefined: no agent named yet, e.g. a card stub). */
-  check(authorization: string | null | undefined, agentId: string | undefined): AccessDecision {
+  /** The full decision for a request to `agentId` (undefined: no agent named yet, e.g. a card stub) from the client at `address`. */
+  check(authorization: string | null | undefined, agentId: string | undefined, address?: string): AccessDecision {
     const tenant = this.authenticate(authorization);
-    if (tenant === undefined) return { ok: false, why: "unauthenticated" };
+    if (tenant === undefined) {
+      this.onRefusal?.("unauthenticated", address);
+      return { ok: false, why: "unauthenticated" };
+    }
     if (agentId !== undefined && !this.mayCall(tenant, agentId)) return { ok: false, why: "unknown-agent" };
     const wait = this.limiter?.take(tenant) ?? 0;
-    if (wait > 0) return { ok: false, why: "rate-limited", retryAfterS: wait };
+    if (wait > 0) {
+      this.onRefusal?.("rate-limited", address);
+      return { ok: false, why: "rate-limited", retryAfterS: wait };
+    }
     return { ok: true, tenant };
   }
 }

@@ -128,7 +128,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor, logger, maxBodyBytes, maxJsonDepth });
 
   const admit = (req: HttpRequest, agentId: string | undefined): Admission => {
-    const decision = guard.check(req.headers.authorization, agentId);
+    const decision = guard.check(req.headers.authorization, agentId, req.socket?.remoteAddress);
     const tenant = decision.ok ? decision.tenant : "";
     // A refused agent reaches core as one the caller may not use: TaskNotFound on every binding.
     const scope: CallScope = decision.ok

@@ -86,9 +86,12 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     rateLimit: config.rateLimit,
   };
   // Transport limits travel beside the core's; the timeouts are the one port's.
-  const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, ...coreLimits } = config.limits;
+  const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes, maxRefusalsPerAddress, ...coreLimits } =
+    config.limits;
+  const connectionLimits = { maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes, maxRefusalsPerAddress };
   return {
     limits: coreLimits,
+    connectionLimits: Object.fromEntries(Object.entries(connectionLimits).filter(([, v]) => v !== undefined)),
     retries: config.retries.byMessageId === undefined ? undefined : { byMessageId: config.retries.byMessageId },
     maxBodyBytes,
     maxJsonDepth,

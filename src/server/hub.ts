@@ -4,7 +4,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
 import { accessInterceptor, connectRoutes, guardRpcRequests, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../bindings/http/index.js";
+import { DEFAULT_MAX_BODY_BYTES, writeHead } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
@@ -12,12 +12,13 @@ import type { McpOptions } from "../mcp/index.js";
 import { createA2ACore, DEFAULT_LIMITS, scopeOf, silentLogger, type A2ACore, type CoreLimits, type HostedAgent, type RetryPolicy as SendRetryPolicy, type Logger } from "../core/index.js";
 import { AddressPolicy, PushDeliveryWorker, pushUrlRefusal, type AddressPolicyOptions, type RetryPolicy } from "../push/index.js";
 import { DATABASE_FILE, lockDataDir, PostgresTaskStore, SqliteTaskStore, type OutboxStats, type TaskStore } from "../store/index.js";
-import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, requestLog, type MetricsOptions } from "../telemetry/index.js";
+import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, Refusals, requestLog, type MetricsOptions } from "../telemetry/index.js";
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
 import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
-import { createOnePortServer } from "./one-port.js";
+import type { DoorLimits } from "./door-limits.js";
+import { createOnePortServer, type OnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
 
 /** How to start a hub. */
@@ -61,6 +62,8 @@ export interface HubOptions {
   readonly headersTimeoutMs?: number;
   /** Time a client has to send a request's body once the headers are in (ms); past it 408. Default 60 s. */
   readonly bodyTimeoutMs?: number;
+  /** Connections in all and per address, HTTP/2 streams per connection, session memory, header size (door-limits.ts). */
+  readonly connectionLimits?: Partial<DoorLimits>;
   /**
    * Extra HTTP routes tried before the card and the 404 (facades mount
    * here); a route returns false when the request is not its own.
@@ -247,7 +250,14 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
       : undefined,
   });
   push.start();
-  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() });
+  const refusals = new Refusals(metrics?.refusals, logger);
+  // The port is made below; a refused request counts against its address there.
+  let door: OnePortServer | undefined;
+  const refusedRequest = (why: string, address: string | undefined): void => {
+    refusals.refuse(why, address);
+    if (why === "unauthenticated") door?.refusedRequest(address);
+  };
+  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() }, refusedRequest);
   const trustedProxies = new TrustedProxies(options.trustedProxies);
   const router = createHttpRouter({
     core,
@@ -285,7 +295,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
       await router.handle(req, res);
     } catch (e) {
       logger.error("HTTP route failed", { error: e instanceof Error ? e.stack : String(e) });
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      if (!res.headersSent) writeHead(res, 500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "internal error" } }));
     }
   };
@@ -306,12 +316,19 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   });
   // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
   const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
-  const server = createOnePortServer(guardRpcRequests(rpc), {
+  const unauthenticated = guard.authRequired
+    ? { test: (req: HttpRequest) => guard.authenticate(req.headers.authorization) === undefined, onRefused: (req: HttpRequest) => refusedRequest("unauthenticated", req.socket?.remoteAddress) }
+    : undefined;
+  const server = createOnePortServer(guardRpcRequests(rpc, unauthenticated), {
     headersTimeoutMs: options.headersTimeoutMs,
     tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
     onOverflowDrop: (error, req) => logger.warn("stream dropped: its reader stopped reading", { path: req.url, limit: error.limit }),
+    limits: options.connectionLimits,
+    exempt: (address) => trustedProxies.trusts(address),
+    onRefusal: (reason, address) => refusals.refuse(reason, address),
   });
+  door = server;
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.net.once("error", reject);

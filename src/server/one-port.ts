@@ -3,6 +3,7 @@ import * as http2 from "node:http2";
 import * as net from "node:net";
 import { dropOnOverflow, expireBody } from "../bindings/http/index.js";
 import type { QueueOverflowError } from "../execution/index.js";
+import { calmOnFlood, ConnectionGate, DEFAULT_DOOR_LIMITS, http2Limits, REFUSED_REQUEST_WEIGHT, type DoorLimits, type DoorRefusal } from "./door-limits.js";
 
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
@@ -59,6 +60,12 @@ export interface OnePortOptions {
    * routed by the same preface sniffing as cleartext.
    */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Connection, stream and header limits (door-limits.ts); each absent one keeps its default. */
+  readonly limits?: Partial<DoorLimits>;
+  /** Peers not held to `limits.maxConnectionsPerAddress` (trusted proxies). */
+  readonly exempt?: (address: string) => boolean;
+  /** Told each time a connection or an HTTP/2 session is refused or ended at the door, and why. */
+  readonly onRefusal?: (reason: DoorRefusal, address: string | undefined) => void;
 }
 
 /** A server that answers HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one port. */
@@ -85,6 +92,8 @@ export interface OnePortServer {
   drained(ms: number): Promise<boolean>;
   /** Stops accepting, lets requests in flight finish for `graceMs`, then drops what is left. */
   close(graceMs: number): Promise<void>;
+  /** A request from `address` was refused for want of credentials: it counts towards limits.maxRefusalsPerAddress. */
+  refusedRequest(address: string | undefined): void;
 }
 
 /**
@@ -102,6 +111,20 @@ export interface OnePortServer {
 export function createOnePortServer(handler: Handler, options: OnePortOptions = {}): OnePortServer {
   const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const limits: DoorLimits = { ...DEFAULT_DOOR_LIMITS, ...options.limits };
+  const gate = new ConnectionGate(limits, options.exempt);
+  /** Counts a refusal against an address; the one that bars it also ends its connections open now. */
+  const strike = (address: string | undefined, weight?: number): void => {
+    if (!gate.strike(address, weight)) return;
+    for (const s of sockets) if (s.remoteAddress === address) s.destroy();
+  };
+  const refused = (reason: DoorRefusal, socket: net.Socket | undefined): void => {
+    // A session ended for how it behaved counts against its address; a connection over a limit does not.
+    if (!reason.startsWith("limits.maxConnections") && reason !== "limits.maxRefusalsPerAddress") strike(socket?.remoteAddress);
+    options.onRefusal?.(reason, socket?.remoteAddress);
+  };
+  /** The socket whose HTTP/2 session is being made (the session's own is a proxy that cannot destroy it). */
+  let arriving: net.Socket | undefined;
   let accepting = true;
   let inFlight = 0;
   const quiet = new Set<() => void>();
@@ -162,6 +185,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       // Node checks the two limits above on this period (default 30 s, far coarser than they may be).
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+      maxHeaderSize: limits.maxHeaderBytes,
     },
     onRequest,
   );
@@ -170,10 +194,12 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
   // which neither closeIdleConnections() nor the timeouts above would work.
   http1.emit("listening");
 
-  const h2 = http2.createServer({}, onRequest);
+  const h2 = http2.createServer(http2Limits(limits), onRequest);
   const onSession = (session: http2.ServerHttp2Session): void => {
     sessions.add(session);
-    watchSessionIdle(session, headersTimeoutMs);
+    const socket = arriving;
+    calmOnFlood(session, socket, (reason) => refused(reason, socket));
+    watchSessionIdle(session, headersTimeoutMs, () => refused("limits.headersTimeoutMs", socket));
     session.once("close", () => sessions.delete(session));
     // GOAWAY at once for a session that begins after the stop.
     if (!accepting) session.close();
@@ -188,8 +214,9 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
           key: options.tls.key,
           allowHTTP1: true,
           handshakeTimeout: headersTimeoutMs,
+          ...http2Limits(limits),
           // The HTTP/1.1 fallback keeps the cleartext server's limits.
-          ...({ headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs + bodyTimeoutMs + ANSWER_GRACE_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS } as object),
+          ...({ headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs + bodyTimeoutMs + ANSWER_GRACE_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, maxHeaderSize: limits.maxHeaderBytes } as object),
         },
         onRequest,
       )
@@ -214,7 +241,9 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       if (isH2) {
         // The HTTP/2 session reads what is buffered on the socket before it takes over the handle.
         socket.unshift(seen);
+        arriving = socket;
         h2.emit("connection", socket);
+        arriving = undefined;
       } else {
         // The HTTP/1.1 parser consumes the handle directly and never sees unshifted
         // bytes, so the bytes already read are handed to its data listener.
@@ -233,6 +262,12 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
   };
 
   const server = net.createServer((socket) => {
+    const refusal = accepting ? gate.admit(socket) : undefined;
+    if (refusal) {
+      refused(refusal, socket);
+      socket.destroy();
+      return;
+    }
     // Small frames (an SSE event, a unary answer) must leave at once, not wait
     // for Nagle's algorithm to meet the client's delayed ACK (~40 ms).
     socket.setNoDelay(true);
@@ -255,7 +290,13 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       return;
     }
     // A client that connects and says nothing (or half a preface) is a slowloris too.
-    route(socket, setTimeout(() => socket.destroy(), headersTimeoutMs));
+    route(
+      socket,
+      setTimeout(() => {
+        refused("limits.headersTimeoutMs", socket);
+        socket.destroy();
+      }, headersTimeoutMs),
+    );
   });
 
   /** Resolves once `done()` holds, or after `ms` (false). */
@@ -307,6 +348,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       return inFlight;
     },
     stopAccepting,
+    refusedRequest: (address) => strike(address, REFUSED_REQUEST_WEIGHT),
     drained: (ms) => waitFor(() => inFlight === 0, ms),
     close: async (graceMs) => {
       stopAccepting();
@@ -477,13 +519,15 @@ function armBodyTimeout(x: Exchange, ms: number): (() => void) | undefined {
  * made at each close and cleared at the next stream: a client that sends
  * one call at a time closes its last stream on every call.
  */
-function watchSessionIdle(session: http2.ServerHttp2Session, firstMs: number): void {
+function watchSessionIdle(session: http2.ServerHttp2Session, firstMs: number, onSilent: () => void): void {
   let open = 0;
+  let served = false;
   const closeIfIdle = (): void => {
-    if (open === 0 && !session.closed && !session.destroyed) session.close();
+    if (open !== 0 || session.closed || session.destroyed) return;
+    if (!served) onSilent();
+    session.close();
   };
   let timer = setTimeout(closeIfIdle, firstMs);
-  let served = false;
   session.on("stream", (stream) => {
     open++;
     if (!served) {

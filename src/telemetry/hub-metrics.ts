@@ -55,6 +55,7 @@ export class HubMetrics {
   readonly tasksCreated: TalliedCounter<string>;
   readonly tasksTerminal: TalliedCounter<string>;
   readonly pushDeliveries: Counter;
+  readonly refusals: Counter<"reason">;
   readonly webhookSeconds: TalliedHistogram;
   readonly unitOfWorkSeconds: TalliedHistogram;
   readonly unitOfWorkWrites: TalliedHistogram;
@@ -97,6 +98,12 @@ export class HubMetrics {
       name: "a2a_push_deliveries_total",
       help: "Webhook POST outcomes: sent (2xx), retried (failed, will retry), dead (failed its last attempt).",
       labelNames: ["result"],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: "a2a_refusals_total",
+      help: "Requests and connections turned away, by reason: the limit that refused them (limits.<key>), unauthenticated, rate-limited, h2.flood, h2.protocolError.",
+      labelNames: ["reason"],
       registers,
     });
     this.webhookSeconds = new TalliedHistogram({ name: "a2a_push_webhook_duration_seconds", help: "Time of one webhook POST.", buckets: LATENCY_BUCKETS, registers });

@@ -1,5 +1,6 @@
 /** Telemetry: Prometheus metrics (prom-client), OpenTelemetry traces (@opentelemetry/api), structured logs (pino). */
 export { HubMetrics, type MetricsOptions, type ScrapeSources } from "./hub-metrics.js";
+export { Refusals } from "./refusals.js";
 export { createHubLogger, LOG_LEVELS, requestLog, type HubLoggerOptions, type LevelledLogger } from "./hub-logger.js";
 export { instrumentService, type RequestLogLine, type ServiceProbeOptions } from "./service-probe.js";
 export { instrumentStore, type StoreProbeOptions } from "./store-probe.js";

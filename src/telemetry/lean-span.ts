@@ -1,5 +1,5 @@
-// The module's binding, not the global: in Node 20 `globalThis.performance`
-// is a lazy getter that runs on every access.
+// The module's binding, not the global: `globalThis.performance` (Node 20
+// to 26) is a lazy getter that runs on every access.
 import { performance } from "node:perf_hooks";
 import { SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from "@opentelemetry/api";
 import { addHrTimes, hrTime, hrTimeDuration, isAttributeValue, millisToHrTime, timeInputToHrTime, type InstrumentationScope } from "@opentelemetry/core";

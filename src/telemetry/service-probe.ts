@@ -1,5 +1,5 @@
-// The module's binding, not the global: in Node 20 `globalThis.performance`
-// is a lazy getter that runs on every access, several times per request.
+// The module's binding, not the global: `globalThis.performance` (Node 20
+// to 26) is a lazy getter that runs on every access, several times per request.
 import { performance } from "node:perf_hooks";
 import type { HandlerContext } from "@connectrpc/connect";
 import { SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";

@@ -4,9 +4,11 @@ import { ROOT_CONTEXT, type Context, type ContextManager } from "@opentelemetry/
  * A context manager that nests spans only within synchronous code: `with`
  * makes a context active until its callback returns, and nothing follows
  * an `await`. The SDK's default (AsyncLocalStorage) would carry the
- * context across awaits too, but in Node 20 it does so with a promise hook
- * on every promise the process makes (about 40 per SendMessage), a cost
- * paid by every call whether or not anything reads the context. The hub
+ * context across awaits too; Node 20 did so with a promise hook on every
+ * promise the process makes (about 40 per SendMessage). Node 24 and 26
+ * carry it in AsyncContextFrame without that hook, but still save and
+ * restore a frame at every await, paid by every call whether or not
+ * anything reads the context. The hub
  * instead hands each call's trace context on by hand where a call crosses
  * an await: the run's options and ExecutionContext.traceContext, the
  * client's CallOptions.traceContext, the sink of a traced agent run, and

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, writeHead, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { WireAnswer } from "../../core/index.js";
 import { wireJson } from "../../protocol/index.js";
 import { toConnectError } from "./connect-errors.js";
@@ -80,7 +80,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
   ended = true;
   headers["content-length"] = String(body.byteLength);
   if (status === 200 && endHttp2Answer(req, res, headers, body)) return;
-  res.writeHead(status, headers);
+  writeHead(res, status, headers);
   res.end(body);
 }
 

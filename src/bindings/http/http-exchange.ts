@@ -54,6 +54,15 @@ export function lazyRequestHeaders(req: HttpRequest): { requestHeader: () => Hea
 }
 
 /**
+ * Writes an answer's status and headers on either protocol. Since
+ * @types/node 24 the two responses' writeHead overloads no longer unify,
+ * so a union cannot call it directly; both take (status, headers).
+ */
+export function writeHead(res: HttpResponse, status: number, headers: http.OutgoingHttpHeaders): void {
+  (res as http.ServerResponse).writeHead(status, headers);
+}
+
+/**
  * Writes a complete JSON response; `body` undefined writes no body (e.g.
  * 204). HTTP/1.1 gets a Content-Length; HTTP/2 ends the stream instead
  * (RFC 9113 §8.1.1), because some clients (curl 7.x) stall on a
@@ -61,13 +70,13 @@ export function lazyRequestHeaders(req: HttpRequest): { requestHeader: () => Hea
  */
 export function sendJson(res: HttpResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   if (body === undefined) {
-    (res as http.ServerResponse).writeHead(status, { ...headers });
+    writeHead(res, status, { ...headers });
     res.end();
     return;
   }
   const text = jsonText(body);
   const length: Record<string, string> = res instanceof http2.Http2ServerResponse ? {} : { "content-length": String(Buffer.byteLength(text)) };
-  (res as http.ServerResponse).writeHead(status, { "content-type": "application/json", ...length, ...headers });
+  writeHead(res, status, { "content-type": "application/json", ...length, ...headers });
   res.end(text);
 }
 

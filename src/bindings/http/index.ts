@@ -12,7 +12,7 @@ export { httpCallContext, type FacadeCall } from "./facade-context.js";
 export { endHttp2Answer } from "./http2-answer.js";
 export { callUnary, callUnaryJson, openSequenced, wireMethodOf } from "./service-call.js";
 export { jsonText, RawJson } from "./raw-json.js";
-export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, type HttpRequest, type HttpResponse } from "./http-exchange.js";
+export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, writeHead, type HttpRequest, type HttpResponse } from "./http-exchange.js";
 export { isJsonMediaType, requireJsonContentType } from "./json-content-type.js";
 export { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal } from "./json-depth.js";
 export { encodeOnce } from "./encode-once.js";

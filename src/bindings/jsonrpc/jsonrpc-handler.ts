@@ -38,6 +38,9 @@ import { readRpcBody, type RpcElement } from "./rpc-body.js";
 import { lookupMethod } from "./method-table.js";
 import type { RpcMethod, StreamRpcMethod, UnaryRpcMethod } from "./rpc-method.js";
 
+
+/** The largest body of a refused request that is still read, to answer with its ids. */
+const REFUSED_BODY_BYTES = 64 * 1024;
 /** Default cap on the number of requests in one batch. */
 export const DEFAULT_MAX_BATCH_SIZE = 100;
 
@@ -246,9 +249,16 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         return;
       }
 
+      // A refused caller (no valid token, over its rate limit) gets its ids back only from a small body; a larger
+      // or chunked one is refused from its headers, unread, with id null (§7.4), so refusals stay cheap.
+      const early = options.admit?.(req);
+      if (early && !(Number(req.headers["content-length"]) <= REFUSED_BODY_BYTES)) {
+        sendJson(res, early.httpStatus, errorResponse(null, toJsonRpcError(early.error, logger)), { ...x.headers, ...early.headers, ...abandonBody(req, res) });
+        return;
+      }
       let body: Buffer;
       try {
-        body = await readBody(req, maxBodyBytes);
+        body = await readBody(req, early ? REFUSED_BODY_BYTES : maxBodyBytes);
       } catch (e) {
         if (e instanceof BodyTooLargeError) {
           sendJson(res, 200, envelopeFailure(null, "invalidRequest", `${e.message}; send a smaller request`), { ...x.headers, ...abandonBody(req, res) });

@@ -9,6 +9,13 @@ export const LIMIT_KEYS = [
   "maxJsonDepth",
   "headersTimeoutMs",
   "bodyTimeoutMs",
+  // The door (connections and HTTP/2 sessions, before any request is read).
+  "maxConnections",
+  "maxConnectionsPerAddress",
+  "maxStreamsPerConnection",
+  "maxSessionMemoryMiB",
+  "maxHeaderBytes",
+  "maxRefusalsPerAddress",
   // Core (every binding).
   "maxParts",
   "maxTextPartBytes",
