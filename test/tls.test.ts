@@ -94,7 +94,8 @@ describe("TLS on the hub's port (--tls-cert / --tls-key)", () => {
   });
 });
 
-describe("the CLI against a hub whose certificate a private CA signed", () => {
+// Each CLI run starts a process: seconds each on a loaded machine.
+describe("the CLI against a hub whose certificate a private CA signed", { timeout: 120_000 }, () => {
   const certFile = join(REPO_ROOT, "test/fixtures/tls/localhost.crt");
   // Changing the trusted CAs at run time came with Node 22.19; the CLI says so on an older Node.
   const runtimeCanTrust = "setDefaultCACertificates" in tls;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, rpcRefusal, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
 import { DEFAULT_MAX_BODY_BYTES, writeHead } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -317,7 +317,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
   const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
   const unauthenticated = guard.authRequired
-    ? { test: (req: HttpRequest) => guard.authenticate(req.headers.authorization) === undefined, onRefused: (req: HttpRequest) => refusedRequest("unauthenticated", req.socket?.remoteAddress) }
+    ? { refusal: (req: HttpRequest) => (guard.authenticate(req.headers.authorization) === undefined ? rpcRefusal(guard, req.headers.authorization) : undefined), onRefused: (req: HttpRequest) => refusedRequest("unauthenticated", req.socket?.remoteAddress) }
     : undefined;
   const server = createOnePortServer(guardRpcRequests(rpc, unauthenticated), {
     headersTimeoutMs: options.headersTimeoutMs,

@@ -1,4 +1,4 @@
-import type { Interceptor } from "@connectrpc/connect";
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import { accessRefusal, type AccessGuard } from "../../auth/index.js";
 import { callScopeKey, silentLogger, type CallScope } from "../../core/index.js";
 import { toConnectError } from "./connect-errors.js";
@@ -33,4 +33,15 @@ export function rpcCallScope(guard: AccessGuard, authorization: string | null | 
   const tenant = decision.tenant;
   // §8.3.2: gRPC and Connect have no per-agent URL; the request's tenant must name the agent.
   return { tenant, mayCall: (agentId: string) => guard.mayCall(tenant, agentId), tenantNamesAgent: true };
+}
+
+/** The ConnectError that refuses an RPC's credentials, as the interceptor would throw it; undefined when they are accepted. */
+export function rpcRefusal(guard: AccessGuard, authorization: string | null | undefined): ConnectError | undefined {
+  try {
+    rpcCallScope(guard, authorization);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ConnectError) return e;
+    throw e;
+  }
 }

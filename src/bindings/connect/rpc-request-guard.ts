@@ -1,3 +1,6 @@
+import type { ConnectError } from "@connectrpc/connect";
+import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import { abandonBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../http/index.js";
 
@@ -28,7 +31,7 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
    * gRPC-Web a trailers-only UNAUTHENTICATED; Connect streaming is left to
    * the interceptor, whose answer is a framed body.
    */
-  unauthenticated?: { readonly test: (req: Req) => boolean; readonly onRefused: (req: Req) => void },
+  unauthenticated?: { readonly refusal: (req: Req) => ConnectError | undefined; readonly onRefused: (req: Req) => void },
 ): (req: Req, res: Res) => void {
   return (req, res) => {
     if (!req.url?.startsWith(RPC_PREFIX)) return handler(req, res);
@@ -39,9 +42,10 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
     }
     const type = req.headers["content-type"];
     if (typeof type === "string" && ACCEPTED.test(type.trim())) {
-      if (unauthenticated && !/^application\/connect\+/i.test(type) && unauthenticated.test(req)) {
-        unauthenticated.onRefused(req);
-        return refuseUnauthenticated(req, res, type);
+      const refusal = unauthenticated && !/^application\/connect\+/i.test(type) ? unauthenticated.refusal(req) : undefined;
+      if (refusal) {
+        unauthenticated!.onRefused(req);
+        return refuseUnauthenticated(req, res, type, refusal);
       }
       return handler(req, res);
     }
@@ -51,16 +55,24 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
   };
 }
 
-const UNAUTHENTICATED_MESSAGE = "a valid bearer token is required";
-
-/** The refusal of a call without valid credentials, in its protocol's form, its body left unread. */
-function refuseUnauthenticated(req: HttpRequest, res: HttpResponse, type: string): void {
-  const challenge = { "www-authenticate": 'Bearer realm="a2a-hub"' };
+/**
+ * The refusal of a call without valid credentials, in its protocol's form, its body left unread:
+ * the same status, message, ErrorInfo and WWW-Authenticate the interceptor would give it (§7.4, §10.6).
+ */
+function refuseUnauthenticated(req: HttpRequest, res: HttpResponse, type: string, error: ConnectError): void {
+  const headers: Record<string, string> = {};
+  error.metadata.forEach((value, key) => void (headers[key] = value));
   if (/^application\/grpc/i.test(type)) {
-    // gRPC over HTTP/2 (and gRPC-Web): a trailers-only answer, the status in the headers.
-    writeHead(res, 200, { "content-type": type.split(";")[0]!.trim(), "grpc-status": "16", "grpc-message": encodeURIComponent(UNAUTHENTICATED_MESSAGE), ...challenge, ...abandonBody(req, res) });
+    // gRPC over HTTP/2 (and gRPC-Web): a trailers-only answer, the status (and its details) in the headers.
+    const status = new Headers();
+    setTrailerStatus(status, error);
+    status.forEach((value, key) => void (headers[key] = value));
+    writeHead(res, 200, { ...headers, "content-type": type.split(";")[0]!.trim(), ...abandonBody(req, res) });
     res.end();
     return;
   }
-  sendJson(res, 401, { code: "unauthenticated", message: UNAUTHENTICATED_MESSAGE }, { ...challenge, ...abandonBody(req, res) });
+  // Connect unary: the HTTP status of the code, the error as Connect's JSON body.
+  const body = Buffer.from(errorToJsonBytes(error, {}));
+  writeHead(res, codeToHttpStatus(error.code), { ...headers, "content-type": "application/json", "content-length": String(body.byteLength), ...abandonBody(req, res) });
+  res.end(body);
 }
