@@ -58,7 +58,16 @@ export interface OnePortOptions {
    * http/1.1, and what the client sends once the handshake is done is
    * routed by the same preface sniffing as cleartext.
    */
-  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  readonly tls?: {
+    readonly cert: string | Buffer;
+    readonly key: string | Buffer;
+    /**
+     * Ask every client for a certificate and verify it against these CAs.
+     * The handshake still completes without one (or with one that does not
+     * verify), so the request can be refused with a 401 that says why.
+     */
+    readonly clientCa?: string | Buffer;
+  };
 }
 
 /** A server that answers HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one port. */
@@ -186,6 +195,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
         {
           cert: options.tls.cert,
           key: options.tls.key,
+          ...(options.tls.clientCa ? { ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
           allowHTTP1: true,
           handshakeTimeout: headersTimeoutMs,
           // The HTTP/1.1 fallback keeps the cleartext server's limits.

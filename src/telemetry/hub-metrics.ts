@@ -55,6 +55,7 @@ export class HubMetrics {
   readonly tasksCreated: TalliedCounter<string>;
   readonly tasksTerminal: TalliedCounter<string>;
   readonly pushDeliveries: Counter;
+  readonly authRefusals: Counter<"binding" | "reason">;
   readonly webhookSeconds: TalliedHistogram;
   readonly unitOfWorkSeconds: TalliedHistogram;
   readonly unitOfWorkWrites: TalliedHistogram;
@@ -97,6 +98,12 @@ export class HubMetrics {
       name: "a2a_push_deliveries_total",
       help: "Webhook POST outcomes: sent (2xx), retried (failed, will retry), dead (failed its last attempt).",
       labelNames: ["result"],
+      registers,
+    });
+    this.authRefusals = new Counter({
+      name: "a2a_auth_refusals_total",
+      help: "Requests refused for their credentials or scopes, by binding and reason (missing, malformed, expired, issuer, audience, signature, scope, certificate).",
+      labelNames: ["binding", "reason"],
       registers,
     });
     this.webhookSeconds = new TalliedHistogram({ name: "a2a_push_webhook_duration_seconds", help: "Time of one webhook POST.", buckets: LATENCY_BUCKETS, registers });
