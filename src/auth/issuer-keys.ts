@@ -49,7 +49,9 @@ export async function fetchProviderMetadata(issuer: string): Promise<ProviderMet
  */
 export class IssuerKeys {
   private keys: JwksKeys | undefined;
+  /** When keys were last fetched for lack of any, and when for an unknown `kid`: each waits out the cooldown. */
   private lastAttempt = Number.NEGATIVE_INFINITY;
+  private lastKidRefetch = Number.NEGATIVE_INFINITY;
   private pending: Promise<void> | undefined;
   private metadata: ProviderMetadata | undefined;
 
@@ -60,19 +62,29 @@ export class IssuerKeys {
     return this.metadata;
   }
 
-  /** The keys, fetching them first when none were ever fetched (or `kid` is unknown and the cooldown has passed). */
+  /**
+   * The keys for a token whose header names `kid`: those held when they
+   * have it; else fetched again, at most once per cooldown for an unknown
+   * kid (and, while none were ever fetched, once per cooldown too, so a
+   * provider that is down is not asked on every request).
+   */
   async current(kid: string | undefined): Promise<JwksKeys | undefined> {
+    if (this.pending) await this.pending;
     if (this.keys && (kid === undefined || this.keys.kids.has(kid))) return this.keys;
     const cooldown = this.options.refetchCooldownMs ?? DEFAULT_REFETCH_COOLDOWN_MS;
-    if (this.pending) await this.pending;
-    else if (Date.now() - this.lastAttempt >= cooldown) await (this.pending = this.fetch().finally(() => (this.pending = undefined)));
+    const now = Date.now();
+    const due = this.keys ? now - this.lastKidRefetch >= cooldown : now - this.lastAttempt >= cooldown;
+    if (!due) return this.keys;
+    if (this.keys) this.lastKidRefetch = now;
+    await this.fetch();
     return this.keys;
   }
 
-  /** Fetches now (start-up warms the cache this way); failures keep what was held. */
+  /** Fetches now (start-up warms the cache this way); failures keep what was held. Concurrent callers share one fetch. */
   fetch(): Promise<void> {
+    if (this.pending) return this.pending;
     this.lastAttempt = Date.now();
-    return (async () => {
+    this.pending = (async () => {
       try {
         let uri = this.options.jwksUri;
         if (!uri) {
@@ -82,7 +94,10 @@ export class IssuerKeys {
         this.keys = jwksKeys(await getJson(uri));
       } catch (e) {
         this.options.onFetchError?.(e instanceof Error ? e : new Error(String(e)));
+      } finally {
+        this.pending = undefined;
       }
     })();
+    return this.pending;
   }
 }

@@ -76,7 +76,7 @@ export class JwtIssuer {
     if (tenant === undefined) {
       const claim = payload[this.config.tenantClaim!];
       if (typeof claim !== "string" || claim === "") return refused("malformed", `the token has no ${this.config.tenantClaim} claim naming a tenant`);
-      if (!this.tenantAllowed(claim, this.config.issuer)) return refused("issuer", `this issuer may not name tenant ${JSON.stringify(claim)}`);
+      if (!this.tenantAllowed(claim, this.config.issuer)) return refused("issuer", `this issuer may not name tenant ${claim}`);
       tenant = claim;
     }
     const claimName = this.config.scopesClaim;

@@ -32,3 +32,9 @@ export function tenantHubOptions(
   const { agents: hosted, access } = hubOptionsFromConfig(config);
   return { agents: hosted, access };
 }
+
+/** The agents and access policy of a hub configured by this config document, through the same path as `npm start`. */
+export function configHubOptions(data: Record<string, unknown>): Pick<HubOptions, "agents" | "access"> {
+  const { agents, access } = hubOptionsFromConfig(buildConfig({ file: "inline", lineOf: () => undefined, data }, {}));
+  return { agents, access };
+}
