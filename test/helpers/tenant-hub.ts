@@ -33,8 +33,8 @@ export function tenantHubOptions(
   return { agents: hosted, access };
 }
 
-/** The agents and access policy of a hub configured by this config document, through the same path as `npm start`. */
-export function configHubOptions(data: Record<string, unknown>): Pick<HubOptions, "agents" | "access"> {
-  const { agents, access } = hubOptionsFromConfig(buildConfig({ file: "inline", lineOf: () => undefined, data }, {}));
-  return { agents, access };
+/** The agents, access policy and TLS of a hub configured by this config document, through the same path as `npm start`. */
+export function configHubOptions(data: Record<string, unknown>): Pick<HubOptions, "agents" | "access" | "tls"> {
+  const { agents, access, tls } = hubOptionsFromConfig(buildConfig({ file: "inline", lineOf: () => undefined, data }, {}));
+  return { agents, access, ...(tls ? { tls } : {}) };
 }
