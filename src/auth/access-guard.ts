@@ -62,6 +62,7 @@ export class AccessGuard {
   private scopePolicy!: ScopePolicy;
   private readonly refusals: RefusalLog;
   private readonly logger: WarnLogger;
+  private warming: Promise<unknown> = Promise.resolve();
 
   constructor(policy: AccessPolicy, options: AccessGuardOptions = {}) {
     this.logger = options.logger ?? quiet;
@@ -90,8 +91,13 @@ export class AccessGuard {
     this.limiter = same ? this.limiter : policy.rateLimit ? new RateLimiter(policy.rateLimit) : undefined;
     this.scopePolicy = new ScopePolicy({ ...DEFAULT_SCOPE_NAMES, ...policy.scopes }, policy.agentScopes);
     this.policy = policy;
-    // Keys are fetched now rather than on the first token, so that the first caller does not wait.
-    for (const issuer of this.authenticator.jwtIssuers) if (!issuer.keys.provider && !keysOf(issuer.config.issuer)) void issuer.keys.fetch();
+    // Keys (and the discovery document the card names) are fetched now rather than on the first token, so that the first caller does not wait.
+    this.warming = Promise.all(this.authenticator.jwtIssuers.filter((i) => !keysOf(i.config.issuer)).map((i) => i.keys.fetch()));
+  }
+
+  /** Resolves once the keys of every issuer have been fetched, or failed to be (a bounded wait: each fetch times out). */
+  ready(): Promise<void> {
+    return this.warming.then(() => undefined);
   }
 
   /** Whether callers must authenticate. */

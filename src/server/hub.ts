@@ -255,6 +255,8 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     logger,
     countRefusal: metrics && ((binding, reason) => metrics.authRefusals.inc({ binding, reason })),
   });
+  // The issuers' keys and discovery documents before the first request: the card names their token endpoints.
+  await guard.ready();
   const trustedProxies = new TrustedProxies(options.trustedProxies);
   const router = createHttpRouter({
     core,
