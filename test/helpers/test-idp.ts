@@ -41,6 +41,10 @@ export interface IdpClient {
  */
 export class TestIdp {
   jwksFetches = 0;
+  /** Token requests answered (any grant). */
+  tokenRequests = 0;
+  /** The audience of the tokens it issues from now on. */
+  audience = HUB_AUDIENCE;
   private provider!: Provider;
   private available = true;
 
@@ -64,6 +68,7 @@ export class TestIdp {
         return;
       }
       if (req.url?.startsWith("/jwks")) idp.jwksFetches++;
+      if (req.url?.startsWith("/token")) idp.tokenRequests++;
       idp.provider.callback()(req, res);
     };
     return idp;
@@ -87,7 +92,7 @@ export class TestIdp {
           enabled: true,
           defaultResource: () => "urn:a2a-hub",
           useGrantedResource: () => true,
-          getResourceServerInfo: () => ({ scope: IDP_SCOPES.join(" "), audience: HUB_AUDIENCE, accessTokenFormat: "jwt", accessTokenTTL: 300, jwt: { sign: { alg: "RS256" } } }),
+          getResourceServerInfo: () => ({ scope: IDP_SCOPES.join(" "), audience: this.audience, accessTokenFormat: "jwt", accessTokenTTL: 300, jwt: { sign: { alg: "RS256" } } }),
         },
       },
       extraTokenClaims: (_ctx, token) => {
