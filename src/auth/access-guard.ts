@@ -151,7 +151,10 @@ export class AccessGuard {
     const caller = identification.caller;
     if (agentId !== undefined && !this.mayCall(caller.tenant, agentId)) return { ok: false, why: "unknown-agent" };
     const wait = this.limiter?.take(caller.tenant) ?? 0;
-    if (wait > 0) return { ok: false, why: "rate-limited", retryAfterS: wait };
+    if (wait > 0) {
+      if (binding !== undefined) this.refusals.note(binding, "over the tenant's rate limit", { tenant: caller.tenant, retryAfterS: wait });
+      return { ok: false, why: "rate-limited", retryAfterS: wait };
+    }
     return { ok: true, tenant: caller.tenant, caller };
   }
 

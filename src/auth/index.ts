@@ -8,4 +8,5 @@ export { discoveryUrl, fetchProviderMetadata, type ProviderMetadata } from "./is
 export type { JwtIssuerConfig } from "./jwt-issuer.js";
 export type { CertificateField, MtlsConfig, PeerCertificate } from "./mtls-identity.js";
 export { RateLimiter, type RateLimit } from "./rate-limiter.js";
+export { RefusalLog, type WarnLogger } from "./refusal-log.js";
 export { DEFAULT_SCOPE_NAMES, type ScopeNames, type ScopePolicy } from "./scope-policy.js";

@@ -29,6 +29,15 @@ export class RefusalLog {
   /** One refused request: counted always, logged while the window has room. */
   report(binding: string, reason: RefusalReason, message: string, fields: Record<string, unknown> = {}): void {
     this.count(binding, reason);
+    this.log({ binding, reason, why: message, ...fields });
+  }
+
+  /** A refusal that is not about credentials (a tenant over its rate limit): logged in the same window, not counted here. */
+  note(binding: string, why: string, fields: Record<string, unknown> = {}): void {
+    this.log({ binding, why, ...fields });
+  }
+
+  private log(fields: Record<string, unknown>): void {
     const t = this.now();
     if (t - this.windowStart >= WINDOW_MS) {
       if (this.suppressed > 0) this.logger.warn("auth refusals not logged (rate limit of the log)", { suppressed: this.suppressed, windowMs: WINDOW_MS });
@@ -38,7 +47,7 @@ export class RefusalLog {
     }
     if (this.written < LINES_PER_WINDOW) {
       this.written++;
-      this.logger.warn("request refused", { binding, reason, why: message, ...fields });
+      this.logger.warn("request refused", fields);
     } else this.suppressed++;
   }
 }

@@ -23,6 +23,11 @@ export function tenantTokensOf(c: Checker, raw: unknown, path: Path): { tokens: 
   return { tokens, tokenScopes: Object.keys(tokenScopes).length > 0 ? tokenScopes : undefined };
 }
 
+/** "auth.jwt[0].issuer" for ["auth", "jwt", 0, "issuer"]. */
+function keyOf(path: Path): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
+
 /** Whether a URL's host is a loopback address (where a plain-http identity provider is tolerated). */
 function onLoopback(url: URL): boolean {
   const h = url.hostname.replace(/^\[|\]$/g, "");
@@ -38,7 +43,7 @@ function idpUrl(c: Checker, v: unknown, path: Path, warnings: string[]): string 
   } catch {
     c.fail(path, "must be an https:// URL");
   }
-  if (url.protocol === "http:" && onLoopback(url)) warnings.push(`${path.join(".")}: ${s} is plain http, accepted only because it is a loopback address`);
+  if (url.protocol === "http:" && onLoopback(url)) warnings.push(`${keyOf(path)}: ${s} is plain http, accepted only because it is a loopback address`);
   else if (url.protocol !== "https:") c.fail(path, "must be an https:// URL (http:// only on a loopback address)");
   return s;
 }
