@@ -79,6 +79,18 @@ describe("a valid token of the identity provider", () => {
   });
 });
 
+describe("the console", () => {
+  it("lists the agents an IdP token may use (its catalog call) and is refused without one; its Connect calls are the connect binding above", async () => {
+    const catalog = async (token?: string) => fetch(`${hub.url}v1/a2a/agents`, { headers: { "a2a-version": "1.0", ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    const listed = (await (await catalog(await a.token("acme-bot"))).json()) as { agents: Array<{ id: string }> };
+    expect(listed.agents.map((x) => x.id)).toEqual(["echo", "helpdesk"]);
+    const expired = await catalog(await a.forge({ org: "acme", exp: now() - 3600 }));
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect((await fetch(`${hub.url}console`)).status).toBe(200);
+  });
+});
+
 describe("scopes gate each operation and agent", () => {
   it.each(AUTH_BINDINGS)("on %s: a read-only token reads but may not send (403 insufficient_scope / PERMISSION_DENIED)", async (binding) => {
     const full = await a.token("acme-bot");
