@@ -198,6 +198,18 @@ async function refusalCount(binding: string, reason: string): Promise<number> {
   return m ? Number(m[1]) : 0;
 }
 
+/** A test with an IdP of its own (rotated or taken down) and a hub trusting only it. */
+async function withOwnIdp(test: (idp: TestIdp, own: TestHub) => Promise<void>): Promise<void> {
+  const idp = await TestIdp.start([{ id: "acme-bot", secret: "acme-secret", org: "acme" }]);
+  const own = await startTestHub(configHubOptions({ ...config(), auth: { jwt: [{ issuer: idp.issuer, audience: HUB_AUDIENCE, tenantClaim: "org" }] } }));
+  try {
+    await test(idp, own);
+  } finally {
+    await own.stop();
+    await idp.stop();
+  }
+}
+
 describe("the issuer's keys", () => {
   it("an unknown kid refetches the JWKS once, then is refused; a second one within 30 s does not refetch", async () => {
     const own = await startTestHub(configHubOptions(config()));
@@ -218,10 +230,8 @@ describe("the issuer's keys", () => {
     }
   });
 
-  it("after a rotation at the IdP, old tokens keep working until they expire and new ones work at once", async () => {
-    const idp = await TestIdp.start([{ id: "acme-bot", secret: "acme-secret", org: "acme" }]);
-    const own = await startTestHub(configHubOptions({ ...config(), auth: { jwt: [{ issuer: idp.issuer, audience: HUB_AUDIENCE, tenantClaim: "org" }] } }));
-    try {
+  it("after a rotation at the IdP, old tokens keep working until they expire and new ones work at once", () =>
+    withOwnIdp(async (idp, own) => {
       const old = await idp.token("acme-bot");
       const sent = await callWith(own, "connect", old, { send: "before rotation" });
       expect(sent.ok).toBe(true);
@@ -232,16 +242,10 @@ describe("the issuer's keys", () => {
         expect(await callWith(own, binding, fresh, { get: sent.taskId! }), binding).toMatchObject({ ok: true });
         expect(await callWith(own, binding, old, { get: sent.taskId! }), binding).toMatchObject({ ok: true });
       }
-    } finally {
-      await own.stop();
-      await idp.stop();
-    }
-  });
+    }));
 
-  it("with the IdP down, tokens of known keys still work and an unknown key is refused at once", async () => {
-    const idp = await TestIdp.start([{ id: "acme-bot", secret: "acme-secret", org: "acme" }]);
-    const own = await startTestHub(configHubOptions({ ...config(), auth: { jwt: [{ issuer: idp.issuer, audience: HUB_AUDIENCE, tenantClaim: "org" }] } }));
-    try {
+  it("with the IdP down, tokens of known keys still work and an unknown key is refused at once", () =>
+    withOwnIdp(async (idp, own) => {
       const known = await idp.token("acme-bot");
       expect(await callWith(own, "rest", known, { send: "up" })).toMatchObject({ ok: true });
       idp.down();
@@ -254,9 +258,5 @@ describe("the issuer's keys", () => {
       }
       // Bounded, not a timing claim: well under the 5 s an unanswered IdP request may take.
       expect(Date.now() - started).toBeLessThan(5_000);
-    } finally {
-      await own.stop();
-      await idp.stop();
-    }
-  });
+    }));
 });

@@ -1,3 +1,4 @@
+import type { JwtIssuerConfig } from "../../auth/index.js";
 import type { LimitsConfig } from "./limits-config.js";
 
 /** An agent's card fields, as the config file declares them (§4.4.1 names). */
@@ -49,14 +50,8 @@ export interface TenantConfig {
 
 /** `auth:`: identity providers, client certificates, scope names. */
 export interface AuthConfig {
-  readonly jwt: ReadonlyArray<{
-    readonly issuer: string;
-    readonly audience: string;
-    readonly tenant?: string;
-    readonly tenantClaim?: string;
-    readonly jwksUri?: string;
-    readonly scopesClaim?: string;
-  }>;
+  /** The issuers as `auth.jwt[]` writes them (the clock skew is `clockSkewSeconds`, for all of them). */
+  readonly jwt: ReadonlyArray<Omit<JwtIssuerConfig, "clockSkewS" | "refetchCooldownMs">>;
   /** Seconds of clock difference tolerated on a token's exp and nbf; default 30. */
   readonly clockSkewSeconds?: number;
   readonly scopes?: { readonly send?: string; readonly read?: string; readonly cancel?: string; readonly push?: string };
