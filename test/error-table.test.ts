@@ -37,13 +37,15 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
   ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
   // Ours too (§7.4): missing or wrong bearer token; the tenancy tests walk it on every binding.
   Unauthenticated: { jsonRpc: -32000, grpc: "UNAUTHENTICATED", http: 401 },
+  // Ours (§7.5): a token without the scope an operation or agent needs; test/identity-provider walks it on every binding.
+  PermissionDenied: { jsonRpc: -32000, grpc: "PERMISSION_DENIED", http: 403 },
   // Ours: the store cannot be reached (PostgreSQL down); test/postgres-outage walks it on every binding.
   Unavailable: { jsonRpc: -32000, grpc: "UNAVAILABLE", http: 503 },
   Internal: { jsonRpc: -32603, grpc: "INTERNAL", http: 500 },
 };
 
 /** The errors of §3.3.2's A2A-specific table: they carry an ErrorInfo on every binding (§9.5, §10.6, §11.6). */
-const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated" && n !== "Unavailable");
+const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated" && n !== "PermissionDenied" && n !== "Unavailable");
 
 const upperSnake = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 const errorInfos = (details: unknown) => (Array.isArray(details) ? details : []).filter((d) => d?.["@type"] === "type.googleapis.com/google.rpc.ErrorInfo");
@@ -119,10 +121,12 @@ function cardWith(capabilities: { extendedAgentCard?: boolean; pushNotifications
 /** An agent that answers nothing at all: its first event never comes (§3.3.2 InvalidAgentResponse). */
 const silent = { execute: async () => {} };
 
+const SEND_ONLY = "acme-send-only-token";
 let t: TestHub;
 let required: TestHub;
 let limited: TestHub;
 let guarded: TestHub;
+let scoped: TestHub;
 let completedId = "";
 let pushlessTaskId = "";
 beforeAll(async () => {
@@ -141,6 +145,8 @@ beforeAll(async () => {
   limited = await startTestHub({ limits: { maxTasksInFlightPerTenant: 1 } });
   // Tenants configured: a call without a token is refused before any service code runs (§7.4).
   guarded = await startTestHub(tenantHubOptions({ acme: "acme-error-table-token" }, [{ id: "echo" }]));
+  // A token that may send but not read (§7.5): reading is refused after authentication.
+  scoped = await startTestHub(tenantHubOptions({ acme: SEND_ONLY }, [{ id: "echo" }], { acme: ["a2a.send"] }));
   await limited.client("grpc").sendMessage(textRequest("slow 60000", { configuration: { returnImmediately: true } }));
   completedId = (await sendText(t.url, "done")).id;
   pushlessTaskId = (await sendText(t.url, "input-required", { prefix: "/pushless" })).id;
@@ -150,6 +156,7 @@ afterAll(async () => {
   await required.stop();
   await limited.stop();
   await guarded.stop();
+  await scoped.stop();
 });
 
 /** One A2A error provoked over each binding. */
@@ -263,6 +270,14 @@ const PROVOCATIONS: Provocation[] = [
     grpc: (h, tr) => h.client(tr).getTask({ id: "any" }),
     jsonRpc: { method: "GetTask", params: () => ({ id: "any" }) },
     rest: { method: "GET", path: () => "/tasks/any" },
+  },
+  {
+    error: "PermissionDenied",
+    why: "a GetTask with a token that holds a2a.send only",
+    hub: () => scoped,
+    grpc: (h, tr) => h.client(tr).getTask({ id: "any" }, { headers: { authorization: `Bearer ${SEND_ONLY}` } }),
+    jsonRpc: { method: "GetTask", params: () => ({ id: "any" }), headers: { authorization: `Bearer ${SEND_ONLY}` } },
+    rest: { method: "GET", path: () => "/tasks/any", headers: { authorization: `Bearer ${SEND_ONLY}` } },
   },
 ];
 

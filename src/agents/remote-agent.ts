@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema, MessageSchema, Role, StreamResponseSchema, type AgentCard, type Message, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName, type CallOptions } from "../client/index.js";
+import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName, type CallOptions, type TokenSource } from "../client/index.js";
 import type { AgentExecutor, EventSink, ExecutionContext } from "../execution/index.js";
 import { RemoteMirror, type RemoteLink } from "./remote-mirror.js";
 
@@ -12,6 +12,8 @@ export interface RemoteAgentOptions {
   readonly url: string;
   /** Bearer token for the remote; the loaders take it from an environment variable, never from a file. */
   readonly token?: string;
+  /** Where tokens for the remote come from instead (OAuth 2.0 client credentials): refreshed before expiry and after a 401. */
+  readonly credentials?: TokenSource;
   /** The binding to try first; the others remain fallbacks in the usual order. */
   readonly binding?: BindingName;
   /** Deadline of each call to the remote until it answers (ms); default 60 s. A stream runs as long as its task. */
@@ -131,7 +133,7 @@ export class RemoteAgent implements AgentExecutor {
     if (!this.client) {
       const preferred = this.options.binding;
       const bindings = preferred ? [preferred, ...BINDING_NAMES.filter((b) => b !== preferred)] : BINDING_NAMES;
-      this.client = A2AClient.connect(this.options.url, { token: this.options.token, bindings, timeoutMs: this.options.timeoutMs });
+      this.client = A2AClient.connect(this.options.url, { token: this.options.token, credentials: this.options.credentials, bindings, timeoutMs: this.options.timeoutMs });
       this.client.catch(() => (this.client = undefined));
     }
     return this.client;

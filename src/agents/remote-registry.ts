@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isBindingName, type BindingName } from "../client/index.js";
+import { ClientCredentials, isBindingName, type BindingName } from "../client/index.js";
 import type { HostedAgent } from "../core/index.js";
 import { AgentOptionsError, OptionsReader } from "./agent-options.js";
 import { RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
@@ -9,7 +9,7 @@ const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HTTP_URL = /^https?:\/\/[^/]/;
 
-const REMOTE_KEYS = ["url", "cardUrl", "card_url", "tokenEnv", "token_env", "binding", "timeoutMs", "token"];
+const REMOTE_KEYS = ["url", "cardUrl", "card_url", "tokenEnv", "token_env", "binding", "timeoutMs", "token", "auth"];
 
 /**
  * A remote agent's options as a config file writes them:
@@ -33,7 +33,30 @@ export function parseRemoteAgentOptions(raw: unknown, prefix = "", env: NodeJS.P
   }
   const binding = r.optString("binding");
   if (binding !== undefined && !isBindingName(binding)) r.fail("binding", "must be one of jsonrpc, rest, grpc");
-  return { url, token, binding: binding as BindingName | undefined, timeoutMs: r.int("timeoutMs", 1, 3_600_000) };
+  const credentials = r.has("auth") ? clientCredentialsOf(r.raw("auth"), prefix ? `${prefix}.auth` : "auth", env) : undefined;
+  if (credentials && token !== undefined) r.fail("auth", "give either tokenEnv or auth.clientCredentials, not both");
+  return { url, token, credentials, binding: binding as BindingName | undefined, timeoutMs: r.int("timeoutMs", 1, 3_600_000) };
+}
+
+/**
+ * `auth: { clientCredentials: { issuer | tokenUrl, clientId, clientSecretEnv, scope } }`:
+ * the remote's tokens by OAuth 2.0 client credentials, the secret read
+ * from the environment variable named, never from the file.
+ */
+function clientCredentialsOf(raw: unknown, prefix: string, env: NodeJS.ProcessEnv): ClientCredentials {
+  const auth = new OptionsReader(raw, prefix, ["clientCredentials"]);
+  const c = new OptionsReader(auth.raw("clientCredentials") ?? auth.fail("clientCredentials", "is required"), `${prefix}.clientCredentials`, ["issuer", "tokenUrl", "clientId", "clientSecretEnv", "scope"]);
+  if (c.has("issuer") === c.has("tokenUrl")) c.fail("tokenUrl", "give one of issuer (its discovery names the token endpoint) and tokenUrl");
+  const secretEnv = c.string("clientSecretEnv", ENV_NAME, "must be an environment variable name");
+  const clientSecret = env[secretEnv] ?? "";
+  if (clientSecret === "") c.fail("clientSecretEnv", `the environment variable ${secretEnv} is not set`);
+  return new ClientCredentials({
+    issuer: c.optString("issuer", HTTP_URL, "must be an http(s) URL"),
+    tokenUrl: c.optString("tokenUrl", HTTP_URL, "must be an http(s) URL"),
+    clientId: c.string("clientId"),
+    clientSecret,
+    scope: c.optString("scope"),
+  });
 }
 
 /** A remote agent ready to host: id, executor and card. */

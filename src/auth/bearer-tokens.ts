@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Caller } from "./caller.js";
 
 /** SHA-256 of a bearer token, hex: what the config file stores instead of the token (§13.1). */
 export function hashToken(token: string): string {
@@ -22,6 +23,8 @@ export interface TenantTokens {
   readonly tenant: string;
   /** Lowercase hex SHA-256 hashes. */
   readonly tokenHashes: readonly string[];
+  /** Scopes of the tokens that list some (`tokens: [{ hash, scopes }]`), by hash; a token not here has every scope. */
+  readonly scopesByHash?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -30,24 +33,30 @@ export interface TenantTokens {
  * or how much of a hash matched.
  */
 export class BearerAuthenticator {
-  private readonly entries: Array<{ tenant: string; hash: Buffer }> = [];
+  private readonly entries: Array<{ tenant: string; hash: Buffer; scopes: ReadonlySet<string> | undefined }> = [];
 
   constructor(tenants: readonly TenantTokens[]) {
     for (const t of tenants) {
       for (const h of t.tokenHashes) {
         if (!/^[0-9a-f]{64}$/i.test(h)) throw new Error(`tenant ${t.tenant}: token hash must be 64 hex characters`);
-        this.entries.push({ tenant: t.tenant, hash: Buffer.from(h.toLowerCase(), "hex") });
+        const scopes = t.scopesByHash?.get(h.toLowerCase());
+        this.entries.push({ tenant: t.tenant, hash: Buffer.from(h.toLowerCase(), "hex"), scopes: scopes && new Set(scopes) });
       }
     }
   }
 
   /** The tenant a header authenticates, or undefined. */
   authenticate(authorization: string | null | undefined): string | undefined {
+    return this.identify(authorization)?.tenant;
+  }
+
+  /** The caller a header's token names (its tenant and scopes), or undefined. */
+  identify(authorization: string | null | undefined): Caller | undefined {
     const token = bearerToken(authorization);
     const presented = createHash("sha256").update(token ?? "", "utf8").digest();
-    let found: string | undefined;
+    let found: Caller | undefined;
     for (const e of this.entries) {
-      if (timingSafeEqual(presented, e.hash) && token !== undefined && found === undefined) found = e.tenant;
+      if (timingSafeEqual(presented, e.hash) && token !== undefined && found === undefined) found = { tenant: e.tenant, scopes: e.scopes, method: "static-token" };
     }
     return found;
   }

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema, AgentInterfaceSchema, SecurityRequirementSchema, SecuritySchemeSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import { AgentCardSchema, AgentInterfaceSchema, AgentSkillSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import type { HostedAgent } from "../core/index.js";
+import { cardSecurityFields, type CardSecurity } from "./card-security.js";
 
 /** A binding the server serves, as §4.4.6 names it in supportedInterfaces. */
 export interface ServedInterface {
@@ -15,8 +16,10 @@ export interface ServedInterface {
 
 /** Options of a public card. */
 export interface CardOptions {
-  /** §7, §13.1: callers authenticate with a bearer token; the card says so. */
-  readonly bearerAuth?: boolean;
+  /** §4.5, §7: how callers authenticate; the card says so. Absent: authentication is off. */
+  readonly security?: CardSecurity;
+  /** Scopes this agent requires of its callers beyond the operations' own. */
+  readonly agentScopes?: readonly string[];
 }
 
 /**
@@ -27,15 +30,12 @@ export interface CardOptions {
  */
 export function publicCard(agent: HostedAgent, baseUrl: string, interfaces: readonly ServedInterface[], options: CardOptions = {}): AgentCard {
   const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
-  const security = options.bearerAuth
-    ? {
-        securitySchemes: { bearer: create(SecuritySchemeSchema, { scheme: { case: "httpAuthSecurityScheme", value: { scheme: "Bearer", description: "A tenant's bearer token" } } }) },
-        securityRequirements: [create(SecurityRequirementSchema, { schemes: { bearer: { list: [] } } })],
-      }
-    : {};
+  const fields = options.security && cardSecurityFields(options.security, options.agentScopes);
+  const skillRequirements = fields?.skillRequirements;
   return create(AgentCardSchema, {
     ...agent.card,
-    ...security,
+    ...(fields ? { securitySchemes: fields.securitySchemes, securityRequirements: fields.securityRequirements } : {}),
+    ...(skillRequirements ? { skills: agent.card.skills.map((s) => create(AgentSkillSchema, { ...s, securityRequirements: skillRequirements })) } : {}),
     supportedInterfaces: interfaces.map((i) =>
       create(AgentInterfaceSchema, {
         url: interfaceUrl(i, base),

@@ -11,7 +11,7 @@ import {
   type Part,
   type StreamResponse,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, CardSignatureError, clientFailureOf, isBindingName, type CardTrust, type ClientOptions } from "../client/index.js";
+import { A2AClient, CardSignatureError, ClientCredentials, clientFailureOf, isBindingName, type CardTrust, type ClientOptions } from "../client/index.js";
 import { isA2AError } from "../core/index.js";
 import { parseArguments, type OptionDoc } from "../server/index.js";
 import { readAll, UsageError, type CliIo } from "./cli-io.js";
@@ -24,6 +24,10 @@ import { packageVersion } from "./version.js";
 /** Flags every client command takes. */
 const COMMON: readonly OptionDoc[] = [
   { name: "token", value: "T", env: "A2A_TOKEN", help: "bearer token (the variable keeps it out of shell history and ps)" },
+  { name: "token-url", value: "URL", help: "get tokens by OAuth 2.0 client credentials at this token endpoint (with --client-id)" },
+  { name: "client-id", value: "ID", help: "the OAuth 2.0 client id for --token-url" },
+  { name: "client-secret-env", value: "VAR", help: "the environment variable holding the client secret (A2A_CLIENT_SECRET)" },
+  { name: "scope", value: "S", help: "the scopes to ask the token endpoint for, space-separated" },
   { name: "binding", value: "B", help: "jsonrpc, rest or grpc (default: the best the card offers)" },
   { name: "tenant", value: "T", help: "tenant to address when the card names none" },
   { name: "timeout", value: "MS", help: "deadline of each call; for a stream, of its first event (60000)" },
@@ -196,6 +200,7 @@ export async function runClientCommand(name: string, argv: readonly string[], io
   const options: ClientOptions = {
     // A token from the environment stays out of shell history and `ps`.
     token: (values.token as string | undefined) ?? io.env.A2A_TOKEN,
+    credentials: credentialsOf(values, io.env),
     bindings: binding ? [binding] : undefined,
     timeoutMs: timeout,
     tenant: values.tenant as string | undefined,
@@ -212,6 +217,19 @@ export async function runClientCommand(name: string, argv: readonly string[], io
   } finally {
     client?.close();
   }
+}
+
+/** `--token-url --client-id [--client-secret-env VAR] [--scope S]`: tokens by OAuth 2.0 client credentials, the secret from the environment only. */
+function credentialsOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): ClientCredentials | undefined {
+  const tokenUrl = values["token-url"] as string | undefined;
+  const clientId = values["client-id"] as string | undefined;
+  if (tokenUrl === undefined && clientId === undefined) return undefined;
+  if (tokenUrl === undefined || clientId === undefined) throw new UsageError("--token-url and --client-id go together");
+  if (!/^https?:\/\//.test(tokenUrl)) throw new UsageError(`--token-url: ${JSON.stringify(tokenUrl)} is not an http(s) URL`);
+  const secretEnv = (values["client-secret-env"] as string | undefined) ?? "A2A_CLIENT_SECRET";
+  const clientSecret = env[secretEnv];
+  if (!clientSecret) throw new UsageError(`--client-secret-env: the environment variable ${secretEnv} is not set`);
+  return new ClientCredentials({ tokenUrl, clientId, clientSecret, scope: values.scope as string | undefined });
 }
 
 /** Prints a stream: chunks on stdout as they arrive, the task and its status changes on stderr. */

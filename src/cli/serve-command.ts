@@ -1,5 +1,5 @@
 import { hashToken, newToken } from "../auth/index.js";
-import { hostHeaderWarning, hubOptionsFromConfig, isLoopbackHost, parseCli, SERVE_OPTIONS, startHub } from "../server/index.js";
+import { accessPolicyOf, hostHeaderWarning, hubOptionsFromConfig, isLoopbackHost, parseCli, SERVE_OPTIONS, startHub, type Hub } from "../server/index.js";
 import { createHubLogger, startTracing } from "../telemetry/index.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
@@ -28,6 +28,7 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
   const hostWarning = hostHeaderWarning(cli.config);
   if (hostWarning) io.stderr.write(`a2a-hub: WARNING: ${hostWarning}\n`);
   if (tenants.length === 0) io.stderr.write("a2a-hub: no tenants configured: authentication is off\n");
+  for (const warning of cli.config.auth?.warnings ?? []) io.stderr.write(`a2a-hub: WARNING: ${warning}\n`);
   // The CLI's own log: pino JSON lines on stderr (pretty on a TTY), one per request at info.
   const logger = createHubLogger({ level: cli.config.logLevel, destination: io.stderr });
   // The OTel SDK only when OTEL_* variables or the config's `tracing:` ask for it.
@@ -59,7 +60,28 @@ export async function serve(argv: readonly string[], io: CliIo): Promise<number>
     };
     process.on("SIGINT", () => stop("SIGINT"));
     process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGHUP", () => reload(hub, argv, io));
   });
+}
+
+/**
+ * SIGHUP: reads the configuration again (the same file, flags and
+ * variables) and takes its access settings: tenants, static tokens, JWT
+ * issuers, client certificates, scopes, agents' tenants and required
+ * scopes. Requests and streams already admitted go on; the next request
+ * meets the new settings. A configuration with a problem is refused with
+ * the reason, and the one in force stays.
+ */
+function reload(hub: Hub, argv: readonly string[], io: CliIo): void {
+  try {
+    const cli = parseCli(["serve", ...argv], io.env);
+    if (cli.command !== "serve") return;
+    hub.reloadAccess(accessPolicyOf(cli.config));
+    for (const warning of cli.config.auth?.warnings ?? []) io.stderr.write(`a2a-hub: WARNING: ${warning}\n`);
+    io.stderr.write(`a2a-hub: SIGHUP: access settings reloaded (${cli.config.tenants.length} tenants, ${cli.config.auth?.jwt.length ?? 0} issuers); other settings take a restart\n`);
+  } catch (e) {
+    io.stderr.write(`a2a-hub: SIGHUP: reload refused, the settings in force stay: ${e instanceof Error ? e.message : String(e)}\n`);
+  }
 }
 
 /** `a2a-hub hash-token`: a new random bearer token, and the SHA-256 the config file stores for it. */

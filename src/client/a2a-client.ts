@@ -23,7 +23,8 @@ import { EXTENSIONS_HEADER, isA2AError, VERSION_HEADER } from "../protocol/index
 import { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 import { fetchAgentCard } from "./agent-card-fetch.js";
 import { BINDING_NAMES, type BindingName } from "./binding.js";
-import { clientFailure } from "./client-failure.js";
+import { clientFailure, clientFailureOf } from "./client-failure.js";
+import type { TokenSource } from "./client-credentials.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";
 import { Deadline } from "./deadline.js";
 import { GrpcTransport } from "./grpc-transport.js";
@@ -39,6 +40,12 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export interface ClientOptions {
   /** Sent as `Authorization: Bearer …` with every request, the card fetch included (§7.3). */
   readonly token?: string;
+  /**
+   * Where to get the bearer token instead (e.g. ClientCredentials, OAuth 2.0
+   * client credentials): asked before each request, and once more after a
+   * request refused as unauthenticated (§7.3), whose token it then drops.
+   */
+  readonly credentials?: TokenSource;
   /** The bindings the client may use, in preference order; default jsonrpc, rest, grpc. */
   readonly bindings?: readonly BindingName[];
   /**
@@ -119,7 +126,8 @@ export class A2AClient {
   static async connect(url: string, options: ClientOptions = {}): Promise<A2AClient> {
     const deadline = new Deadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
-      const card = await fetchAgentCard(url, { token: options.token, signal: deadline.signal });
+      const token = options.credentials ? await options.credentials.token() : options.token;
+      const card = await fetchAgentCard(url, { token, signal: deadline.signal });
       const verified = options.verifyCard ? await cardVerifier(options.verifyCard)(card) : undefined;
       const client = A2AClient.fromCard(card, options);
       client.cardSignature = verified;
@@ -197,10 +205,30 @@ export class A2AClient {
     return req;
   }
 
+  /** The headers of one request: the client's own, with a token from its credentials when it has them. */
+  private async headersFor(call: CallOptions): Promise<Readonly<Record<string, string>>> {
+    const headers = traced(this.headers, call.traceContext ?? context.active());
+    return this.options.credentials ? { ...headers, authorization: `Bearer ${await this.options.credentials.token()}` } : headers;
+  }
+
+  /** Whether a refusal should be retried once with a new token: the credentials gave the one refused. */
+  private retriesAfter(e: unknown, headers: Readonly<Record<string, string>>): boolean {
+    const credentials = this.options.credentials;
+    if (!credentials || !(isA2AError(e) && (e.a2a === "Unauthenticated" || clientFailureOf(e) === "UNAUTHENTICATED"))) return false;
+    credentials.invalidate(headers.authorization!.slice("Bearer ".length));
+    return true;
+  }
+
   private async unary<T>(fn: (c: TransportCall) => Promise<T>, call: CallOptions, operation: string): Promise<T> {
     const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
     try {
-      return await fn({ signal: deadline.signal, headers: traced(this.headers, call.traceContext ?? context.active()) });
+      const headers = await this.headersFor(call);
+      try {
+        return await fn({ signal: deadline.signal, headers });
+      } catch (e) {
+        if (!this.retriesAfter(e, headers)) throw e;
+        return await fn({ signal: deadline.signal, headers: await this.headersFor(call) });
+      }
     } catch (e) {
       throw failure(e, deadline, call.signal, operation);
     } finally {
@@ -210,15 +238,30 @@ export class A2AClient {
 
   /** A stream's headers are taken when it is asked for: its body runs only at the first read, when another context may be active. */
   private streaming(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string): AsyncGenerator<StreamResponse> {
-    return this.streamed(fn, call, operation, traced(this.headers, call.traceContext ?? context.active()));
+    const headers = traced(this.headers, call.traceContext ?? context.active());
+    return this.streamed(fn, call, operation, headers);
   }
 
-  private async *streamed(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string, headers: Readonly<Record<string, string>>): AsyncGenerator<StreamResponse> {
+  private async *streamed(fn: (c: TransportCall) => AsyncIterable<StreamResponse>, call: CallOptions, operation: string, base: Readonly<Record<string, string>>): AsyncGenerator<StreamResponse> {
     const deadline = new Deadline(call.timeoutMs ?? this.timeoutMs, call.signal);
+    const credentials = this.options.credentials;
+    const withToken = async () => (credentials ? { ...base, authorization: `Bearer ${await credentials.token()}` } : base);
     try {
-      for await (const event of fn({ signal: deadline.signal, headers })) {
-        deadline.clear();
-        yield event;
+      let headers = await withToken();
+      let events = 0;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          for await (const event of fn({ signal: deadline.signal, headers })) {
+            deadline.clear();
+            events++;
+            yield event;
+          }
+          return;
+        } catch (e) {
+          // A refusal comes before the first event: then the stream is asked for once more with a new token.
+          if (attempt > 0 || events > 0 || !this.retriesAfter(e, headers)) throw e;
+          headers = await withToken();
+        }
       }
     } catch (e) {
       throw failure(e, deadline, call.signal, operation);

@@ -5,6 +5,7 @@
  * and the CLI.
  */
 export { A2AClient, DEFAULT_TIMEOUT_MS, type CallOptions, type ClientOptions } from "./a2a-client.js";
+export { ClientCredentials, TokenRequestError, type ClientCredentialsOptions, type TokenSource } from "./client-credentials.js";
 export { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 export { cardUrlOf, cardUrlsOf, fetchAgentCard, parseAgentCard, WELL_KNOWN_CARD_PATH } from "./agent-card-fetch.js";
 export { BINDING_NAMES, bindingOf, isBindingName, PROTOCOL_BINDINGS, SPOKEN_VERSIONS, versionOf, type BindingName } from "./binding.js";

@@ -28,6 +28,11 @@ export interface CallScope {
    * default agent.
    */
   readonly tenantNamesAgent?: boolean;
+  /**
+   * §7.5: the error refusing an operation (the service method's local name)
+   * on an agent the caller lacks a scope for; absent or undefined: allowed.
+   */
+  readonly refuseOperation?: (operation: string, agentId: string) => Error | undefined;
 }
 
 /** Context value carrying the caller's scope; absent means the default tenant. */

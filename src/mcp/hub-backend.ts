@@ -9,6 +9,8 @@ import type { AgentBackend } from "./agent-backend.js";
 export interface McpCaller {
   readonly tenant: string;
   readonly mayCall: (agentId: string) => boolean;
+  /** The scope check of the caller's token (§7.5): an operation it may not run is refused as on every binding. */
+  readonly refuseOperation?: CallScope["refuseOperation"];
 }
 
 /**
@@ -21,7 +23,7 @@ export interface McpCaller {
 export function hubBackend(core: Pick<A2ACore, "service" | "agents">, caller: McpCaller): AgentBackend {
   const { service } = core;
   const ctx = (method: DescMethod, agentId: string, signal?: AbortSignal): HandlerContext => {
-    const scope: CallScope = { tenant: caller.tenant, agentId, mayCall: caller.mayCall };
+    const scope: CallScope = { tenant: caller.tenant, agentId, mayCall: caller.mayCall, refuseOperation: caller.refuseOperation };
     // MCP speaks A2A v1.0 semantics to the core; it activates no extensions.
     return facadeCallContext({ method, signal, scope, params: { version: "1.0", extensions: [] }, protocolName: "mcp" });
   };

@@ -4,10 +4,10 @@ import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { accessRefusal, type AccessGuard } from "../auth/index.js";
-import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, headerValue, jsonDepthRefusal, readBody, sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { BodyTooLargeError, callScopeOf, DEFAULT_MAX_BODY_BYTES, identificationOf, DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, headerValue, jsonDepthRefusal, readBody, sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import type { A2ACore, Logger } from "../core/index.js";
 import { createAgentMcpServer } from "./agent-mcp-server.js";
-import { hubBackend } from "./hub-backend.js";
+import { hubBackend, type McpCaller } from "./hub-backend.js";
 import { bearerChallenge, PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
 import type { ToolGrouping } from "./tool-catalog.js";
 
@@ -109,8 +109,9 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     }
   };
 
-  const openSession = (tenant: string): StreamableHTTPServerTransport => {
-    const server = createAgentMcpServer(hubBackend(core, { tenant, mayCall: (id) => guard.mayCall(tenant, id) }), { tools: options.tools });
+  const openSession = (caller: McpCaller): StreamableHTTPServerTransport => {
+    const tenant = caller.tenant;
+    const server = createAgentMcpServer(hubBackend(core, caller), { tools: options.tools });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now() }),
@@ -147,13 +148,14 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       return sendJson(res, 200, protectedResourceMetadata(new URL(MCP_PATH.slice(1), baseUrl).toString(), servers), { "cache-control": "public, max-age=300" });
     }
     if (foreignOrigin(req)) return jsonRpcError(res, 403, SERVER_ERROR, "requests from another origin are refused");
-    const decision = guard.check(req.headers.authorization, undefined);
+    const decision = guard.decide(identificationOf(guard, req), undefined, "mcp", req.socket?.remoteAddress);
     if (!decision.ok) {
-      const r = accessRefusal(decision as typeof decision & { ok: false });
+      const r = accessRefusal(decision);
       const headers = decision.why === "unauthenticated" ? { "www-authenticate": bearerChallenge(metadataUrl(baseUrl)) } : { ...r.headers };
       return jsonRpcError(res, r.error.row.httpStatus, SERVER_ERROR, r.error.message, headers);
     }
     const tenant = decision.tenant;
+    const { mayCall, refuseOperation } = callScopeOf(guard, decision, "mcp");
     const auth = { token: "", clientId: tenant, scopes: [], extra: { tenant } };
     const id = headerValue(req, SESSION_HEADER);
     let session: Session | undefined;
@@ -183,7 +185,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         }
         return jsonRpcError(res, 429, SERVER_ERROR, `this tenant has ${maxPerTenant} MCP sessions open (the limit); end one (DELETE /mcp) or let one expire`);
       }
-      transport = openSession(tenant);
+      transport = openSession({ tenant, mayCall: mayCall ?? (() => true), refuseOperation });
     }
     const nodeReq = req as IncomingMessage & { auth?: typeof auth };
     nodeReq.auth = auth;

@@ -14,6 +14,7 @@ export type A2AErrorName =
   | "InvalidParams"
   | "ResourceExhausted"
   | "Unauthenticated"
+  | "PermissionDenied"
   | "Unavailable"
   | "Internal";
 
@@ -55,6 +56,9 @@ export const ERROR_TABLE: Readonly<Record<A2AErrorName, ErrorRow>> = {
   // §7.4: no valid credentials. Not an A2A error: HTTP 401 (with WWW-Authenticate), gRPC's own
   // code, and JSON-RPC's server-defined range, as for rate limits.
   Unauthenticated: { reason: "UNAUTHENTICATED", jsonRpcCode: -32000, grpcCode: Code.Unauthenticated, httpStatus: 401, title: "Authentication required" },
+  // §7.5: authenticated, but without the scope the operation or the agent needs (RFC 6750 §3.1
+  // insufficient_scope). Not an A2A error: HTTP 403, gRPC's own code, JSON-RPC's server-defined range.
+  PermissionDenied: { reason: "PERMISSION_DENIED", jsonRpcCode: -32000, grpcCode: Code.PermissionDenied, httpStatus: 403, title: "Insufficient scope" },
   // The store cannot be reached (a PostgreSQL server restarting, the network to it down): the
   // change did not happen and the client may retry. Not an A2A error: gRPC's and HTTP's own
   // codes (503 with Retry-After), and JSON-RPC's server-defined range, as for rate limits.

@@ -1,14 +1,15 @@
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { AgentCardSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { accessRefusal, type AccessDecision, type AccessGuard } from "../auth/index.js";
-import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { callScopeOf, identificationOf, sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
 import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/index.js";
-import { documentOf, publicCard, type ServedInterface } from "../cards/index.js";
+import { cardSecurityFields, documentOf, publicCard, type ServedInterface } from "../cards/index.js";
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { createMcpRoute, type McpOptions } from "../mcp/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
+import { cardSecurity, type CardSecurity } from "./card-security-of.js";
 import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
 import { hubIndex } from "./hub-index.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
@@ -92,7 +93,8 @@ export interface HttpRouter {
 export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const { core, guard, logger } = options;
   const admissions = { get: (req: HttpRequest) => (req as Admitted)[ADMISSION] };
-  const bearerAuth = guard.authRequired;
+  // Read per request: a reload may turn authentication on or off.
+  const security = (): CardSecurity | undefined => cardSecurity(guard);
 
   const origins: OriginPolicy = { publicUrl: options.publicBaseUrl, trustedProxies: options.trustedProxies ?? new TrustedProxies() };
   /** The base URL of the request; handle() has refused requests whose host is not valid, so this is a fallback only. */
@@ -102,10 +104,10 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   };
   const agentCard = (req: HttpRequest, agentId: string): AgentCard | undefined => {
     const agent = core.agents.get(agentId);
-    return agent && publicCard(agent, baseUrl(req), agentInterfaces(agentId), { bearerAuth });
+    return agent && publicCard(agent, baseUrl(req), agentInterfaces(agentId), { security: security(), agentScopes: guard.scopes.agentScopes.get(agentId) });
   };
   const rootCard = (req: HttpRequest): AgentCard =>
-    publicCard(core.agents.get(core.agents.defaultAgentId)!, baseUrl(req), ROOT_INTERFACES, { bearerAuth });
+    publicCard(core.agents.get(core.agents.defaultAgentId)!, baseUrl(req), ROOT_INTERFACES, { security: security(), agentScopes: guard.scopes.agentScopes.get(core.agents.defaultAgentId) });
   /**
    * The card a facade negotiates extensions against (§3.2.6): the addressed agent's, else the default one.
    * Only its declared extensions are read, which the public card copies from the agent's own card: that one
@@ -127,13 +129,11 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const jsonRpc = createJsonRpcHandler({ service: core.service, card: cardOf, scopeFor, admit: refusal, logger, maxBodyBytes, maxJsonDepth });
   const rest = createRestHandler({ service: core.service, card: cardOf, scopeFor, logger, maxBodyBytes, maxJsonDepth });
 
-  const admit = (req: HttpRequest, agentId: string | undefined): Admission => {
-    const decision = guard.check(req.headers.authorization, agentId, req.socket?.remoteAddress);
-    const tenant = decision.ok ? decision.tenant : "";
+  /** `binding` labels the refusals counted here; undefined for routes that only read the decision. */
+  const admit = (req: HttpRequest, agentId: string | undefined, binding: string | undefined): Admission => {
+    const decision = guard.decide(identificationOf(guard, req), agentId, binding, req.socket?.remoteAddress);
     // A refused agent reaches core as one the caller may not use: TaskNotFound on every binding.
-    const scope: CallScope = decision.ok
-      ? { tenant, agentId, mayCall: (id) => guard.mayCall(tenant, id) }
-      : { tenant, agentId, mayCall: () => false };
+    const scope: CallScope = decision.ok ? callScopeOf(guard, decision, binding ?? "http", agentId) : { tenant: "", agentId, mayCall: () => false };
     const a = { decision, scope, agentId };
     (req as Admitted)[ADMISSION] = a;
     return a;
@@ -173,7 +173,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       if (core.agents.all().length === 1) return sendCard(req, res, rootCard(req), { since: cardsSince, vary, signing: options.cardSigning, baseUrl: origin.baseUrl });
       const caching: Record<string, string> =
         vary.length > 0 ? { "cache-control": "private, max-age=300", vary: vary.join(", ") } : { "cache-control": "public, max-age=300" };
-      return sendDocument(req, res, documentOf(discoveryStub(origin.baseUrl, bearerAuth)), cardsSince, caching);
+      return sendDocument(req, res, documentOf(discoveryStub(origin.baseUrl, security())), cardsSince, caching);
     }
 
     if (mcp.owns(path)) return mcp.handle(req, res, path, origin.baseUrl);
@@ -181,7 +181,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
 
     if ((path === AGENT_CATALOG_PATH || path === `${AGENT_CATALOG_PATH}/`) && req.method === "GET") {
       // Admitted as the per-agent cards are: the same 401 without a valid token.
-      const a = admit(req, undefined);
+      const a = admit(req, undefined, "http");
       if (refuseHttp(res, a.decision) || !a.decision.ok) return;
       const tenant = a.decision.tenant;
       const agents = core.agents
@@ -200,8 +200,9 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
         return notFound(req, res);
       }
       const rest_ = m[2] ?? "";
-      const a = admit(req, agentId);
-      if (rest_ === "" || rest_ === "/") {
+      const rpc = rest_ === "" || rest_ === "/";
+      const a = admit(req, agentId, rpc && req.method === "POST" ? "jsonrpc" : rest_ === "/agent-card.json" ? "http" : "rest");
+      if (rpc) {
         if (req.method === "POST") return jsonRpc(req, res);
       }
       if (refuseHttp(res, a.decision)) return;
@@ -215,7 +216,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
       return notFound(req, res);
     }
 
-    const a = admit(req, undefined);
+    const a = admit(req, undefined, req.method === "POST" && path === "/" ? "jsonrpc" : "rest");
     // §9: JSON-RPC at the root; the REST paths (§11.3) never collide with it.
     if (req.method === "POST" && path === "/") return jsonRpc(req, res);
     // A browser or curl at the root learns what this is and where to go, rather than a bare 404.
@@ -228,18 +229,18 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
 }
 
 /** The unauthenticated discovery document of a hub with several agents. */
-function discoveryStub(base: string, bearerAuth: boolean): JsonObject {
+function discoveryStub(base: string, security: CardSecurity | undefined): JsonObject {
+  const fields = security && cardSecurityFields(security);
   const template = `${base.replace(/\/$/, "")}${AGENT_BASE}{agentId}/agent-card.json`;
   return {
     name: "a2a-hub",
-    description: `This server hosts several A2A agents. ${bearerAuth ? "Authenticate with 'Authorization: Bearer <token>' and fetch" : "Fetch"} an agent's card at ${template}.`,
+    description: `This server hosts several A2A agents. ${fields ? "Authenticate with 'Authorization: Bearer <token>' and fetch" : "Fetch"} an agent's card at ${template}.`,
     agentCardUrlTemplate: template,
-    // §4.5: the same bearer scheme every agent card declares.
-    ...(bearerAuth
-      ? {
-          securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "A tenant's bearer token" } } },
-          securityRequirements: [{ schemes: { bearer: { list: [] } } }],
-        }
-      : {}),
+    // §4.5: the same schemes every agent card declares.
+    ...(fields ? pickSecurity(toJson(AgentCardSchema, create(AgentCardSchema, fields)) as JsonObject) : {}),
   };
+}
+
+function pickSecurity(card: JsonObject): JsonObject {
+  return { securitySchemes: card.securitySchemes ?? {}, securityRequirements: card.securityRequirements ?? [] };
 }

@@ -80,11 +80,7 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     if (ids.has(a.id)) throw new ConfigError("remoteRegistry", `agent ${a.id} is declared both in agents and in the registry`);
     ids.add(a.id);
   }
-  const access: AccessPolicy = {
-    tenants: config.tenants.map((t) => ({ tenant: t.id, tokenHashes: t.tokens })),
-    agentTenants: new Map(config.agents.filter((a) => a.tenants).map((a) => [a.id, a.tenants!])),
-    rateLimit: config.rateLimit,
-  };
+  const access = accessPolicyOf(config);
   // Transport limits travel beside the core's; the timeouts are the one port's.
   const { maxBodyBytes, maxJsonDepth, headersTimeoutMs, bodyTimeoutMs, maxConnections, maxConnectionsPerAddress, maxStreamsPerConnection, maxSessionMemoryMiB, maxHeaderBytes, maxRefusalsPerAddress, ...coreLimits } =
     config.limits;
@@ -115,6 +111,24 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     cardSigning: cardSigningOf(config, where),
     readinessDrainMs: config.readinessDrainMs,
     metrics: config.metrics.enabled ? { tenantLabel: config.metrics.tenantLabel, tokenHash: config.metrics.tokenHash, port: config.metrics.port } : false,
+  };
+}
+
+/**
+ * Who may call what, from the configuration: static tokens (with their
+ * scopes), identity providers, client certificates, scope names, and the
+ * agents' tenants and required scopes. What a reload replaces.
+ */
+export function accessPolicyOf(config: HubConfig): AccessPolicy {
+  const auth = config.auth;
+  return {
+    tenants: config.tenants.map((t) => ({ tenant: t.id, tokenHashes: t.tokens, scopesByHash: t.tokenScopes && new Map(Object.entries(t.tokenScopes)) })),
+    agentTenants: new Map(config.agents.filter((a) => a.tenants).map((a) => [a.id, a.tenants!])),
+    rateLimit: config.rateLimit,
+    jwt: auth?.jwt.map((j) => ({ ...j, clockSkewS: auth.clockSkewSeconds })),
+    mtls: auth?.mtls,
+    scopes: auth?.scopes && Object.fromEntries(Object.entries(auth.scopes).filter(([, v]) => v !== undefined)),
+    agentScopes: new Map(config.agents.filter((a) => a.requiredScopes).map((a) => [a.id, a.requiredScopes!])),
   };
 }
 

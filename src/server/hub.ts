@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, rpcRefusal, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
-import { DEFAULT_MAX_BODY_BYTES, writeHead } from "../bindings/http/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, rpcBinding, rpcRefusal, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { DEFAULT_MAX_BODY_BYTES, identifyFirst, keptIdentification, writeHead } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
@@ -42,7 +42,12 @@ export interface HubOptions {
    */
   readonly trustedProxies?: readonly string[];
   /** Serve TLS on the port (HTTP/2 by ALPN, HTTP/1.1 fallback), with this PEM certificate chain and key. */
-  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  readonly tls?: {
+    readonly cert: string | Buffer;
+    readonly key: string | Buffer;
+    /** PEM CA certificates of client certificates: the server asks every client for one (mutual TLS, RFC 8705 §2). */
+    readonly clientCa?: string | Buffer;
+  };
   /** Where the hub reports problems; default: nowhere (the CLI passes one that writes to stderr). */
   readonly logger?: Logger;
   readonly limits?: Partial<CoreLimits>;
@@ -50,7 +55,7 @@ export interface HubOptions {
   readonly retries?: Partial<SendRetryPolicy>;
   /** Push notification delivery (§3.5.3) and its SSRF policy (§13.2). */
   readonly push?: AddressPolicyOptions & { readonly retry?: RetryPolicy; readonly timeoutMs?: number };
-  /** Tenants, their tokens, which agents they may call, rate limits; default: no authentication, one open tenant. */
+  /** Tenants, their tokens, identity providers, client certificates, scopes, which agents they may call, rate limits; default: no authentication, one open tenant. */
   readonly access?: AccessPolicy;
   /** Largest JSON-RPC or REST request body (bytes); default 10 MiB. */
   readonly maxBodyBytes?: number;
@@ -113,6 +118,12 @@ export interface Hub extends HubContext {
   readonly url: string;
   readonly port: number;
   readonly store: TaskStore;
+  /**
+   * Takes a new access policy (tenants, tokens, issuers, scopes) without a
+   * restart: requests and streams already admitted go on as they were,
+   * the next request meets the new policy.
+   */
+  reloadAccess(policy: AccessPolicy): void;
   /** Connections open on the port now, whatever their protocol or state: for leak checks. */
   readonly openConnections: number;
   /** Base URL of the metrics port, when `metrics.port` asked for one. */
@@ -257,7 +268,13 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     refusals.refuse(why, address);
     if (why === "unauthenticated") door?.refusedRequest(address);
   };
-  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() }, refusedRequest);
+  const guard = new AccessGuard(options.access ?? { tenants: [], agentTenants: new Map() }, {
+    logger,
+    countRefusal: metrics && ((binding, reason) => metrics.authRefusals.inc({ binding, reason })),
+    onRefusal: refusedRequest,
+  });
+  // The issuers' keys and discovery documents before the first request: the card names their token endpoints.
+  await guard.ready();
   const trustedProxies = new TrustedProxies(options.trustedProxies);
   const router = createHttpRouter({
     core,
@@ -316,10 +333,13 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
   });
   // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
   const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
-  const unauthenticated = guard.authRequired
-    ? { refusal: (req: HttpRequest) => (guard.authenticate(req.headers.authorization) === undefined ? rpcRefusal(guard, req.headers.authorization) : undefined), onRefused: (req: HttpRequest) => refusedRequest("unauthenticated", req.socket?.remoteAddress) }
-    : undefined;
-  const server = createOnePortServer(guardRpcRequests(rpc, unauthenticated), {
+  // A gRPC or unary Connect call whose caller was not identified is refused from its headers, before its body is read.
+  const unauthenticated = (req: HttpRequest) => {
+    const id = guard.authRequired ? keptIdentification(req) : undefined;
+    return id && !id.ok ? rpcRefusal(guard, id, rpcBinding(req.headers["content-type"]), req.socket?.remoteAddress) : undefined;
+  };
+  // Authentication runs once per request, before any binding: each reads the caller it found.
+  const server = createOnePortServer(identifyFirst(guard, guardRpcRequests(rpc, unauthenticated)), {
     headersTimeoutMs: options.headersTimeoutMs,
     tls: options.tls,
     bodyTimeoutMs: options.bodyTimeoutMs,
@@ -366,6 +386,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     store,
     core,
     cardFor,
+    reloadAccess: (policy) => guard.reload(policy),
     get openConnections() {
       return server.openConnections;
     },

@@ -2,7 +2,7 @@
 export { defaultAgents, SERVED_INTERFACES, startHub, type Hub, type HubContext, type HubOptions } from "./hub.js";
 export { hostHeaderWarning, isLoopbackHost, parseCli, SERVE_OPTIONS, type CliCommand } from "./cli-options.js";
 export { ArgumentError, didYouMean, parseArguments, STANDARD_OPTIONS, type OptionDoc, type ParsedArgs } from "./cli-args.js";
-export { AGENT_FACTORIES, hubOptionsFromConfig, type AgentFactory } from "./hub-from-config.js";
+export { accessPolicyOf, AGENT_FACTORIES, hubOptionsFromConfig, type AgentFactory } from "./hub-from-config.js";
 export { buildConfig, ConfigError, LIMIT_KEYS, limitEnvName, readConfigFile, type HubConfig } from "./config/index.js";
 export { createHttpRouter, AGENT_BASE, agentInterfaces, ROOT_INTERFACES } from "./http-router.js";
 export { createOnePortServer, type OnePortServer } from "./one-port.js";

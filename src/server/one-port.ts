@@ -59,7 +59,16 @@ export interface OnePortOptions {
    * http/1.1, and what the client sends once the handshake is done is
    * routed by the same preface sniffing as cleartext.
    */
-  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  readonly tls?: {
+    readonly cert: string | Buffer;
+    readonly key: string | Buffer;
+    /**
+     * Ask every client for a certificate and verify it against these CAs.
+     * The handshake still completes without one (or with one that does not
+     * verify), so the request can be refused with a 401 that says why.
+     */
+    readonly clientCa?: string | Buffer;
+  };
   /** Connection, stream and header limits (door-limits.ts); each absent one keeps its default. */
   readonly limits?: Partial<DoorLimits>;
   /** Peers not held to `limits.maxConnectionsPerAddress` (trusted proxies). */
@@ -212,6 +221,7 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
         {
           cert: options.tls.cert,
           key: options.tls.key,
+          ...(options.tls.clientCa ? { ca: options.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
           allowHTTP1: true,
           handshakeTimeout: headersTimeoutMs,
           ...http2Limits(limits),

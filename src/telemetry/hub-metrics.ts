@@ -56,6 +56,7 @@ export class HubMetrics {
   readonly tasksTerminal: TalliedCounter<string>;
   readonly pushDeliveries: Counter;
   readonly refusals: Counter<"reason">;
+  readonly authRefusals: Counter<"binding" | "reason">;
   readonly webhookSeconds: TalliedHistogram;
   readonly unitOfWorkSeconds: TalliedHistogram;
   readonly unitOfWorkWrites: TalliedHistogram;
@@ -104,6 +105,12 @@ export class HubMetrics {
       name: "a2a_refusals_total",
       help: "Requests and connections turned away, by reason: the limit that refused them (limits.<key>), unauthenticated, rate-limited, h2.flood, h2.protocolError.",
       labelNames: ["reason"],
+      registers,
+    });
+    this.authRefusals = new Counter({
+      name: "a2a_auth_refusals_total",
+      help: "Requests refused for their credentials or scopes, by binding and reason (missing, malformed, expired, issuer, audience, signature, scope, certificate).",
+      labelNames: ["binding", "reason"],
       registers,
     });
     this.webhookSeconds = new TalliedHistogram({ name: "a2a_push_webhook_duration_seconds", help: "Time of one webhook POST.", buckets: LATENCY_BUCKETS, registers });

@@ -62,6 +62,8 @@ export interface Serving {
   stderr(): string;
   /** SIGTERM, and the exit code once it is gone. */
   stop(): Promise<number | null>;
+  /** Sends a signal to the process (SIGHUP: reload). */
+  signal(sig: NodeJS.Signals): void;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function startServing(args: readonly string[], options: { env?: Rec
     return {
       url,
       stderr: () => err,
+      signal: (sig) => void child.kill(sig),
       stop: () => {
         child.kill("SIGTERM");
         return exited;

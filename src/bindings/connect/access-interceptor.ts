@@ -1,28 +1,39 @@
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import { accessRefusal, type AccessGuard } from "../../auth/index.js";
+import { accessRefusal, type AccessGuard, type Identification } from "../../auth/index.js";
 import { callScopeKey, silentLogger, type CallScope } from "../../core/index.js";
+import { callScopeOf } from "../http/index.js";
 import { toConnectError } from "./connect-errors.js";
+import { identificationKey } from "./context-values.js";
+
+/** The binding an RPC came in on, by its Content-Type: the `binding` label of refusals. */
+export function rpcBinding(contentType: string | null | undefined): "grpc" | "grpc-web" | "connect" {
+  const t = (contentType ?? "").toLowerCase();
+  return t.startsWith("application/grpc-web") ? "grpc-web" : t.startsWith("application/grpc") ? "grpc" : "connect";
+}
 
 /**
- * The guard for Connect, gRPC and gRPC-Web (§7.4, §10.2): the bearer token
- * from the `authorization` metadata picks the tenant before the service
- * runs; which agents it may call travels in the call scope, where core
- * enforces it for the request's `tenant` field.
+ * The guard for Connect, gRPC and gRPC-Web (§7.4, §10.2): the caller found
+ * from the `authorization` metadata (or the client certificate) before the
+ * request was routed picks the tenant before the service runs; which agents
+ * it may call and the scopes it holds travel in the call scope, where core
+ * enforces them for the request's `tenant` field.
  */
 export function accessInterceptor(guard: AccessGuard): Interceptor {
   return (next) => async (req) => {
-    req.contextValues.set(callScopeKey, rpcCallScope(guard, req.header.get("authorization")));
+    const kept = req.contextValues.get(identificationKey);
+    const id = kept ?? (await guard.identify({ authorization: req.header.get("authorization") }));
+    req.contextValues.set(callScopeKey, rpcCallScope(guard, id, rpcBinding(req.header.get("content-type"))));
     return next(req);
   };
 }
 
 /**
- * The call scope of an RPC from its `authorization` metadata, or the
- * ConnectError that refuses it. Shared by the interceptor and the gRPC
- * stream path that answers without connect-node (grpc-stream-route.ts).
+ * The call scope of an RPC from who it was found to be, or the
+ * ConnectError that refuses it. Shared by the interceptor and the direct
+ * paths that answer without connect-node (direct-context.ts).
  */
-export function rpcCallScope(guard: AccessGuard, authorization: string | null | undefined): CallScope {
-  const decision = guard.check(authorization, undefined);
+export function rpcCallScope(guard: AccessGuard, identification: Identification, binding: string, address?: string): CallScope {
+  const decision = guard.decide(identification, undefined, binding, address);
   if (!decision.ok) {
     // The same error-table row as the HTTP bindings, with the header HTTP would send as metadata.
     const refusal = accessRefusal(decision);
@@ -30,15 +41,14 @@ export function rpcCallScope(guard: AccessGuard, authorization: string | null | 
     for (const [k, v] of Object.entries(refusal.headers)) error.metadata.set(k, v);
     throw error;
   }
-  const tenant = decision.tenant;
   // §8.3.2: gRPC and Connect have no per-agent URL; the request's tenant must name the agent.
-  return { tenant, mayCall: (agentId: string) => guard.mayCall(tenant, agentId), tenantNamesAgent: true };
+  return callScopeOf(guard, decision, binding, undefined, true);
 }
 
-/** The ConnectError that refuses an RPC's credentials, as the interceptor would throw it; undefined when they are accepted. */
-export function rpcRefusal(guard: AccessGuard, authorization: string | null | undefined): ConnectError | undefined {
+/** The ConnectError that refuses an RPC's caller, as the interceptor would throw it (and counted as it would be); undefined when admitted. */
+export function rpcRefusal(guard: AccessGuard, identification: Identification, binding: string, address?: string): ConnectError | undefined {
   try {
-    rpcCallScope(guard, authorization);
+    rpcCallScope(guard, identification, binding, address);
     return undefined;
   } catch (e) {
     if (e instanceof ConnectError) return e;

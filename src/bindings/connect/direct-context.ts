@@ -3,9 +3,9 @@ import { Code, ConnectError, createHandlerContext, type ContextValues, type Hand
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { AccessGuard } from "../../auth/index.js";
 import { callContext, callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { EXTENSIONS_HEADER, headerValue, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type ClientGone, type HttpRequest } from "../http/index.js";
-import { rpcCallScope } from "./access-interceptor.js";
-import { rpcContextValues } from "./context-values.js";
+import { EXTENSIONS_HEADER, headerValue, identificationOf, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type ClientGone, type HttpRequest } from "../http/index.js";
+import { rpcBinding, rpcCallScope } from "./access-interceptor.js";
+import { identificationKey, rpcContextValues } from "./context-values.js";
 import { rpcServiceParams } from "./service-params-interceptor.js";
 
 /** Why a direct call's signal aborts when its client went away: a reason of our own, not a DOMException per call. */
@@ -76,7 +76,8 @@ export function directContext(
  * that refuses the call.
  */
 export function judgeCall(options: DirectRouteOptions, req: HttpRequest, values: ContextValues): string | undefined {
-  values.set(callScopeKey, rpcCallScope(options.guard, headerValue(req, "authorization")));
+  const id = values.get(identificationKey) ?? identificationOf(options.guard, req);
+  values.set(callScopeKey, rpcCallScope(options.guard, id, rpcBinding(headerValue(req, "content-type"))));
   const params = rpcServiceParams(headerValue(req, VERSION_HEADER), headerValue(req, EXTENSIONS_HEADER), options.logger);
   values.set(serviceParamsKey, params);
   return params.extensions.length > 0 ? params.extensions.join(", ") : undefined;

@@ -27,11 +27,11 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
   /**
    * Whether a request carries no valid credentials on a hub that wants them:
    * such a call is refused here, from its headers, before its body is read
-   * (§7.4), and `onRefused` is told. Unary Connect answers 401, gRPC and
+   * (§7.4; the refusal is the one the guard counted). Unary Connect answers 401, gRPC and
    * gRPC-Web a trailers-only UNAUTHENTICATED; Connect streaming is left to
    * the interceptor, whose answer is a framed body.
    */
-  unauthenticated?: { readonly refusal: (req: Req) => ConnectError | undefined; readonly onRefused: (req: Req) => void },
+  unauthenticated?: (req: Req) => ConnectError | undefined,
 ): (req: Req, res: Res) => void {
   return (req, res) => {
     if (!req.url?.startsWith(RPC_PREFIX)) return handler(req, res);
@@ -42,11 +42,8 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
     }
     const type = req.headers["content-type"];
     if (typeof type === "string" && ACCEPTED.test(type.trim())) {
-      const refusal = unauthenticated && !/^application\/connect\+/i.test(type) ? unauthenticated.refusal(req) : undefined;
-      if (refusal) {
-        unauthenticated!.onRefused(req);
-        return refuseUnauthenticated(req, res, type, refusal);
-      }
+      const refusal = unauthenticated && !/^application\/connect\+/i.test(type) ? unauthenticated(req) : undefined;
+      if (refusal) return refuseUnauthenticated(req, res, type, refusal);
       return handler(req, res);
     }
     // Connect protocol: 415 for an unsupported Content-Type, with the error in the JSON body.

@@ -35,3 +35,4 @@ export {
   type ServiceParamsNegotiation,
 } from "./service-params.js";
 export { SSE_KEEP_ALIVE_MS, SseWriter, type SseEvent, type SseWriterOptions } from "./sse-writer.js";
+export { callScopeOf, credentialsOf, identificationOf, identifyFirst, keptIdentification } from "./request-caller.js";

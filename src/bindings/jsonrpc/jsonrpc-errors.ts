@@ -1,6 +1,6 @@
 import { errorRow, isA2AError, type Logger } from "../../core/index.js";
 import { errorDetails } from "../http/index.js";
-import { EnvelopeError, type JsonRpcError } from "../../protocol/index.js";
+import { bearerChallenge, EnvelopeError, type JsonRpcError } from "../../protocol/index.js";
 
 /**
  * §9.5: any failure as a JSON-RPC error object. Envelope errors keep their
@@ -22,4 +22,15 @@ export function toJsonRpcError(e: unknown, logger: Logger, method?: string): Jso
   logger.error("JSON-RPC call failed unexpectedly", { method, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   const internal = errorRow("Internal");
   return { code: internal.jsonRpcCode, message: internal.title };
+}
+
+/**
+ * The HTTP status and headers of a refusal the JSON-RPC binding answers at
+ * the HTTP level, as it answers a missing token (RFC 6750 §3.1): a token
+ * without the scope a call needs is 403 with its `insufficient_scope`
+ * challenge. Undefined for every other error (HTTP 200, §9.5).
+ */
+export function httpLevelRefusal(e: unknown): { readonly status: number; readonly headers: Readonly<Record<string, string>> } | undefined {
+  if (!isA2AError(e) || (e.a2a !== "PermissionDenied" && e.a2a !== "Unauthenticated")) return undefined;
+  return { status: e.row.httpStatus, headers: bearerChallenge(e) };
 }

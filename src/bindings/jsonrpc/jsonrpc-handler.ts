@@ -32,7 +32,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../../protocol/index.js";
-import { toJsonRpcError } from "./jsonrpc-errors.js";
+import { httpLevelRefusal, toJsonRpcError } from "./jsonrpc-errors.js";
 import { answerStream, drainStream } from "./jsonrpc-stream.js";
 import { readRpcBody, type RpcElement } from "./rpc-body.js";
 import { lookupMethod } from "./method-table.js";
@@ -92,6 +92,8 @@ interface Exchange {
   readonly headers: Readonly<Record<string, string>>;
   /** Aborted when the client goes away. */
   readonly abort: ClientGone;
+  /** A call of this exchange refused for its scope or credentials: a single call's answer then takes its HTTP status. */
+  refused?: unknown;
 }
 
 /**
@@ -127,6 +129,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     } catch (e) {
       // The client went away mid-call: nobody reads the answer, and its abort is not the server's failure to log.
       if (x.abort.aborted) return undefined;
+      if (httpLevelRefusal(e)) x.refused = e;
       const error = toJsonRpcError(e, logger, method.name);
       return request.notification ? undefined : errorResponse(request.id, error);
     }
@@ -217,7 +220,10 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
   /** Writes a JSON answer; nothing to answer (notifications only) is 204. */
   function reply(x: Exchange, body: JsonRpcResponse | JsonRpcResponse[] | undefined): void {
     if (x.res.writableEnded || x.abort.aborted) return;
-    if (body === undefined) sendJson(x.res, 204, undefined, x.headers);
+    if (body === undefined) return sendJson(x.res, 204, undefined, x.headers);
+    // A batch's answers may differ, so only a single call's refusal is answered at the HTTP level.
+    const refusal = Array.isArray(body) ? undefined : httpLevelRefusal(x.refused);
+    if (refusal) sendJson(x.res, refusal.status, body, { ...x.headers, ...refusal.headers });
     else sendJson(x.res, 200, body, x.headers);
   }
 

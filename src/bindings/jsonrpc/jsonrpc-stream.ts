@@ -2,7 +2,7 @@ import type { StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SequencedEvent, Logger } from "../../core/index.js";
 import { answerEventStream, encodeOnce, sendJson, type ClientGone, type HttpRequest, type HttpResponse } from "../http/index.js";
 import { errorResponse, type JsonRpcId } from "../../protocol/index.js";
-import { toJsonRpcError } from "./jsonrpc-errors.js";
+import { httpLevelRefusal, toJsonRpcError } from "./jsonrpc-errors.js";
 import type { StreamRpcMethod } from "./rpc-method.js";
 
 /** One streaming call to answer. */
@@ -43,7 +43,10 @@ export function answerStream(call: StreamCall): Promise<void> {
     keepAliveMs: call.keepAliveMs,
     // The response envelope around the event's result, which every subscriber shares: JSON.stringify(resultResponse(id, result)) exactly.
     encode: (event) => `{"jsonrpc":"2.0","id":${idText},"result":${result(event)}}`,
-    refuse: (e) => sendJson(call.res, 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), call.headers),
+    refuse: (e) => {
+      const refusal = httpLevelRefusal(e);
+      sendJson(call.res, refusal?.status ?? 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), refusal ? { ...call.headers, ...refusal.headers } : call.headers);
+    },
     failure: (e) => ({ data: JSON.stringify(errorResponse(id, toJsonRpcError(e, logger, method.name))) }),
   });
 }

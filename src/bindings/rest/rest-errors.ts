@@ -1,6 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { A2AError, isA2AError, type Logger } from "../../core/index.js";
+import { bearerChallenge } from "../../protocol/index.js";
 import { errorDetails, type ErrorDetail } from "../http/index.js";
 import { HTTP_FAILURES, HttpFailure } from "./http-failure.js";
 
@@ -76,7 +77,8 @@ function a2aFailure(e: A2AError): RestFailure {
     reason: row.reason,
     extensions,
     // RFC 9110 §10.2.3: how soon a retry may succeed (rate limits, an unreachable store).
-    headers: e.metadata.retryAfterSeconds ? { "retry-after": e.metadata.retryAfterSeconds } : {},
+    // RFC 6750 §3: how to authenticate, or which scope is missing.
+    headers: { ...(e.metadata.retryAfterSeconds ? { "retry-after": e.metadata.retryAfterSeconds } : {}), ...bearerChallenge(e) },
   };
 }
 

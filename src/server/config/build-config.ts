@@ -5,83 +5,14 @@ import { DEFAULT_CONFIG, type AgentConfig, type HubConfig, type RetriesConfig, t
 import type { ConfigSource } from "./read-config-file.js";
 import { LIMIT_KEYS, LIMIT_RANGE, limitEnvName, type LimitsConfig } from "./limits-config.js";
 import { isTrustedProxySpec, TRUSTED_PROXY_HINT } from "./trusted-proxy.js";
+import { Checker, configError, type Path } from "./config-checker.js";
+import { authOf, HASH, HASH_HINT, SCOPE, SCOPE_HINT, tenantTokensOf } from "./auth-config.js";
 
 /** Agent kinds the hub can run. */
 export const AGENT_KINDS = ["echo", "command", "remote"] as const;
 
-type Path = Array<string | number>;
-
-/** Checks values of a parsed file against the HubConfig shape, naming keys and lines. */
-class Checker {
-  constructor(private readonly source: ConfigSource | undefined) {}
-
-  fail(path: Path, problem: string): never {
-    const key = path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
-    throw new ConfigError(key, problem, this.source ? { file: this.source.file, line: this.source.lineOf(path) } : undefined);
-  }
-
-  object(v: unknown, path: Path): Record<string, unknown> {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) this.fail(path, "must be a mapping");
-    return v as Record<string, unknown>;
-  }
-
-  known(o: Record<string, unknown>, path: Path, keys: readonly string[]): void {
-    for (const k of Object.keys(o)) if (!keys.includes(k)) this.fail([...path, k], `unknown key (expected one of ${keys.join(", ")})`);
-  }
-
-  string(v: unknown, path: Path, pattern?: RegExp, hint?: string): string {
-    if (typeof v !== "string" || v === "") this.fail(path, "must be a non-empty string");
-    if (pattern && !pattern.test(v)) this.fail(path, hint ?? `must match ${pattern}`);
-    return v;
-  }
-
-  optString(v: unknown, path: Path, pattern?: RegExp, hint?: string): string | undefined {
-    return v === undefined ? undefined : this.string(v, path, pattern, hint);
-  }
-
-  int(v: unknown, path: Path, min: number, max: number): number {
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) this.fail(path, `must be a whole number from ${min} to ${max}`);
-    return v;
-  }
-
-  bool(v: unknown, path: Path): boolean {
-    if (typeof v !== "boolean") this.fail(path, "must be true or false");
-    return v;
-  }
-
-  strings(v: unknown, path: Path, pattern?: RegExp, hint?: string): string[] {
-    if (!Array.isArray(v)) this.fail(path, "must be a list");
-    return v.map((x, i) => this.string(x, [...path, i], pattern, hint));
-  }
-
-  /**
-   * A setting from the first source that has it: the flag, the variable,
-   * the file. `fail` names that source (the flag, the variable, or the key
-   * and its line), so a bad value is reported where it was written.
-   */
-  pick(flag: string, cli: string | undefined, env: NodeJS.ProcessEnv, envName: string, file: unknown, path: Path): Picked | undefined {
-    if (cli !== undefined) return { value: cli, fail: (problem) => configError(flag, problem) };
-    const fromEnv = env[envName];
-    if (fromEnv !== undefined && fromEnv !== "") return { value: fromEnv, fail: (problem) => configError(envName, problem) };
-    const fromFile = this.optString(file, path);
-    return fromFile === undefined ? undefined : { value: fromFile, fail: (problem) => this.fail(path, problem) };
-  }
-}
-
-/** A setting's value and a way to report a problem with it at its source. */
-interface Picked {
-  readonly value: string;
-  fail(problem: string): never;
-}
-
-function configError(key: string, problem: string): never {
-  throw new ConfigError(key, problem);
-}
-
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ID_HINT = "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
-const HASH = /^[0-9a-f]{64}$/;
-const HASH_HINT = "must be the SHA-256 hex digest of a token (run `npm start -- hash-token`), never the token itself";
 
 function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): AgentConfig[] {
   if (!Array.isArray(raw) || raw.length === 0) c.fail(["agents"], "must list at least one agent");
@@ -89,7 +20,7 @@ function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): Age
   return raw.map((a, i) => {
     const path = ["agents", i];
     const o = c.object(a, path);
-    c.known(o, path, ["id", "kind", "tenants", "card", "options", "retries"]);
+    c.known(o, path, ["id", "kind", "tenants", "card", "options", "retries", "requiredScopes"]);
     const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
     if (seen.has(id)) c.fail([...path, "id"], `agent ${id} is declared twice`);
     seen.add(id);
@@ -136,7 +67,8 @@ function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): Age
     }
     const options = o.options === undefined ? undefined : c.object(o.options, [...path, "options"]);
     const retries = o.retries === undefined ? undefined : retriesOf(c, o.retries, [...path, "retries"]);
-    return { id, kind, tenants, card, options, retries };
+    const requiredScopes = o.requiredScopes === undefined ? undefined : c.strings(o.requiredScopes, [...path, "requiredScopes"], SCOPE, SCOPE_HINT);
+    return { id, kind, tenants, card, options, retries, requiredScopes };
   });
 }
 
@@ -159,14 +91,14 @@ function tenantsOf(c: Checker, raw: unknown): TenantConfig[] {
     const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
     if (seen.has(id)) c.fail([...path, "id"], `tenant ${id} is declared twice`);
     seen.add(id);
-    const tokens = c.strings(o.tokens, [...path, "tokens"], HASH, HASH_HINT);
-    if (tokens.length === 0) c.fail([...path, "tokens"], "must list at least one token hash");
+    // A tenant without static tokens is one that identity providers or client certificates name.
+    const { tokens, tokenScopes } = o.tokens === undefined ? { tokens: [], tokenScopes: undefined } : tenantTokensOf(c, o.tokens, [...path, "tokens"]);
     tokens.forEach((hash, j) => {
       const owner = ownerOf.get(hash);
       if (owner !== undefined && owner !== id) c.fail([...path, "tokens", j], `the same token hash is listed under tenants ${owner} and ${id}; a token must belong to one tenant`);
       ownerOf.set(hash, id);
     });
-    return { id, tokens };
+    return { id, tokens, tokenScopes };
   });
 }
 
@@ -213,12 +145,14 @@ function envList(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
 /** The TLS files: both or neither, each from its own first source. */
 function tlsOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: unknown): HubConfig["tls"] {
   const file = raw === undefined ? {} : c.object(raw, ["tls"]);
-  c.known(file, ["tls"], ["cert", "key"]);
+  c.known(file, ["tls"], ["cert", "key", "clientCa"]);
   const cert = c.pick("--tls-cert", cli.tlsCert, env, "A2A_HUB_TLS_CERT", file.cert, ["tls", "cert"]);
   const key = c.pick("--tls-key", cli.tlsKey, env, "A2A_HUB_TLS_KEY", file.key, ["tls", "key"]);
   if (cert && !key) cert.fail("a certificate needs its private key too (--tls-key, A2A_HUB_TLS_KEY or tls.key)");
   if (key && !cert) key.fail("a private key needs its certificate too (--tls-cert, A2A_HUB_TLS_CERT or tls.cert)");
-  return cert && key ? { certFile: cert.value, keyFile: key.value } : undefined;
+  const clientCa = c.optString(file.clientCa, ["tls", "clientCa"]);
+  if (clientCa && !(cert && key)) c.fail(["tls", "clientCa"], "asks clients for certificates, which needs TLS: tls.cert and tls.key");
+  return cert && key ? { certFile: cert.value, keyFile: key.value, clientCaFile: clientCa } : undefined;
 }
 
 /** The PostgreSQL store: its URL from the first source that gives one, its pool size from the file; none means SQLite. */
@@ -262,7 +196,7 @@ function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrid
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "store", "insecure", "tls", "trustedProxies", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "store", "insecure", "tls", "trustedProxies", "auth", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -292,6 +226,9 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
   const byMessageId = envBool(env, "A2A_HUB_RETRIES_BY_MESSAGE_ID") ?? retriesFile.byMessageId;
   const cidrsEnv = envList(env, "A2A_HUB_PUSH_ALLOW_CIDRS") ?? [];
 
+  const tls = tlsOf(c, env, cli, file.tls);
+  const auth = authOf(c, file.auth, new Set(tenants.map((t) => t.id)));
+  if (auth?.mtls && !tls?.clientCaFile) c.fail(["auth", "mtls"], "needs tls.clientCa: the CA whose client certificates are verified");
   const publicUrl = c.pick("--public-url", cli.publicUrl, env, "A2A_HUB_PUBLIC_URL", file.publicUrl, ["publicUrl"]);
   if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl.value)) publicUrl.fail(`expected an http(s) URL, got ${JSON.stringify(publicUrl.value)}`);
   return {
@@ -299,11 +236,12 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     port: cli.port ?? envInt(env, "A2A_HUB_PORT", 0, 65535) ?? (listen.port === undefined ? DEFAULT_CONFIG.port : c.int(listen.port, ["listen", "port"], 0, 65535)),
     insecure: cli.insecure ?? envBool(env, "A2A_HUB_INSECURE") ?? (file.insecure === undefined ? false : c.bool(file.insecure, ["insecure"])),
     publicUrl: publicUrl?.value,
-    tls: tlsOf(c, env, cli, file.tls),
+    tls,
     trustedProxies: trustedProxiesOf(c, env, cli, file.trustedProxies),
     dataDir: cli.dataDir ?? env.A2A_HUB_DATA ?? c.optString(file.dataDir, ["dataDir"]) ?? DEFAULT_CONFIG.dataDir,
     store: storeOf(c, env, cli, file.store),
     tenants,
+    auth,
     agents,
     push: {
       allowPrivateNetworks:

@@ -1,3 +1,4 @@
+import type { JwtIssuerConfig } from "../../auth/index.js";
 import type { LimitsConfig } from "./limits-config.js";
 
 /** An agent's card fields, as the config file declares them (§4.4.1 names). */
@@ -30,6 +31,8 @@ export interface AgentConfig {
   readonly options?: Readonly<Record<string, unknown>>;
   /** This agent's retry handling, over the hub's `retries`. */
   readonly retries?: RetriesConfig;
+  /** Scopes a caller must hold to use this agent, beyond the operation's own (§7.5). */
+  readonly requiredScopes?: readonly string[];
 }
 
 /** Retry handling (README "Retries"): whether a resent messageId is a retry (§3.3.1 MAY). */
@@ -37,10 +40,24 @@ export interface RetriesConfig {
   readonly byMessageId?: boolean;
 }
 
-/** One tenant and the SHA-256 hashes (hex) of its bearer tokens. */
+/** One tenant and the SHA-256 hashes (hex) of its static bearer tokens (possibly none: a tenant of identity providers only). */
 export interface TenantConfig {
   readonly id: string;
   readonly tokens: readonly string[];
+  /** The scopes of the tokens listed as `{ hash, scopes }`, by hash; the others have every scope. */
+  readonly tokenScopes?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** `auth:`: identity providers, client certificates, scope names. */
+export interface AuthConfig {
+  /** The issuers as `auth.jwt[]` writes them (the clock skew is `clockSkewSeconds`, for all of them). */
+  readonly jwt: ReadonlyArray<Omit<JwtIssuerConfig, "clockSkewS" | "refetchCooldownMs">>;
+  /** Seconds of clock difference tolerated on a token's exp and nbf; default 30. */
+  readonly clockSkewSeconds?: number;
+  readonly scopes?: { readonly send?: string; readonly read?: string; readonly cancel?: string; readonly push?: string };
+  readonly mtls?: { readonly tenantFrom: "subject.CN" | "san.uri" | "san.dns"; readonly map: Readonly<Record<string, string>> };
+  /** Problems worth a warning at start (an http:// issuer on loopback). */
+  readonly warnings: readonly string[];
 }
 
 /** Everything a hub is configured with; see README "Configuration". */
@@ -55,13 +72,15 @@ export interface HubConfig {
   /** Keep tasks in PostgreSQL (a postgres:// URL) instead of SQLite under `dataDir`. */
   readonly store?: StoreConfig;
   /** Serve TLS (HTTP/2 by ALPN, HTTP/1.1 fallback) with these PEM files: the certificate (chain) and its private key. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly clientCaFile?: string };
   /**
    * Proxies whose X-Forwarded-Proto/Host and Forwarded (RFC 7239) headers are
    * believed: IP addresses, CIDR ranges, or "loopback". Empty: none.
    */
   readonly trustedProxies: readonly string[];
   readonly tenants: readonly TenantConfig[];
+  /** Identity providers, client certificates and scope names; absent: static tokens only. */
+  readonly auth?: AuthConfig;
   readonly agents: readonly AgentConfig[];
   readonly push: {
     readonly allowPrivateNetworks: boolean;

@@ -7,6 +7,8 @@ import type { HubConfig } from "./hub-config.js";
 export interface TlsFiles {
   readonly cert: Buffer;
   readonly key: Buffer;
+  /** CA certificates client certificates are verified against (mutual TLS). */
+  readonly clientCa?: Buffer;
 }
 
 /**
@@ -37,5 +39,12 @@ export function readTlsFiles(tls: NonNullable<HubConfig["tls"]>): TlsFiles {
     throw new ConfigError("tls.key", `${tls.keyFile} is not an unencrypted PEM private key (${(e as Error).message})`);
   }
   if (!x509.checkPrivateKey(privateKey)) throw new ConfigError("tls.key", `${tls.keyFile} is not the private key of the certificate in ${tls.certFile}`);
-  return { cert, key };
+  if (!tls.clientCaFile) return { cert, key };
+  const clientCa = read("tls.clientCa", tls.clientCaFile);
+  try {
+    new X509Certificate(clientCa);
+  } catch (e) {
+    throw new ConfigError("tls.clientCa", `${tls.clientCaFile} is not a PEM certificate (${(e as Error).message})`);
+  }
+  return { cert, key, clientCa };
 }
