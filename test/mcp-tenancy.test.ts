@@ -60,11 +60,18 @@ describe("MCP tenancy", () => {
   });
 
   it("answers a request without a valid token 401 with the protected-resource metadata's URL in the challenge", async () => {
-    for (const token of [undefined, "wrong-token"]) {
+    for (const [token, message] of [
+      [undefined, /bearer token is required/],
+      ["wrong-token", /token is not valid/],
+    ] as const) {
       const res = await initialize(token);
       expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="a2a-hub", resource_metadata="${t.url}.well-known/oauth-protected-resource/mcp"`);
-      expect((await res.json()).error.message).toMatch(/bearer token/);
+      const challenge = res.headers.get("www-authenticate")!;
+      expect(challenge).toMatch(/^Bearer realm="a2a-hub"/);
+      expect(challenge).toContain(`resource_metadata="${t.url}.well-known/oauth-protected-resource/mcp"`);
+      // RFC 6750 §3.1: a token that was sent and refused is invalid_token; no token, no error code.
+      expect(challenge.includes('error="invalid_token"')).toBe(token !== undefined);
+      expect((await res.json()).error.message).toMatch(message);
     }
     await expect(connectMcp(t.url)).rejects.toThrow();
   });

@@ -151,7 +151,8 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     const decision = guard.decide(identificationOf(guard, req), undefined, "mcp", req.socket?.remoteAddress);
     if (!decision.ok) {
       const r = accessRefusal(decision);
-      const headers = decision.why === "unauthenticated" ? { "www-authenticate": bearerChallenge(metadataUrl(baseUrl)) } : { ...r.headers };
+      // RFC 6750's challenge (with error="invalid_token" for a bad token) plus MCP's resource_metadata (RFC 9728 §5.1).
+      const headers = decision.why === "unauthenticated" ? { "www-authenticate": bearerChallenge(metadataUrl(baseUrl), r.headers["www-authenticate"]) } : { ...r.headers };
       return jsonRpcError(res, r.error.row.httpStatus, SERVER_ERROR, r.error.message, headers);
     }
     const tenant = decision.tenant;

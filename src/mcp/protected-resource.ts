@@ -18,6 +18,6 @@ export function protectedResourceMetadata(resource: string, authorizationServers
 }
 
 /** RFC 9728 §5.1 / RFC 6750 §3: the challenge of a 401, naming where the metadata is. */
-export function bearerChallenge(metadataUrl: string): string {
-  return `Bearer realm="a2a-hub", resource_metadata="${metadataUrl}"`;
+export function bearerChallenge(metadataUrl: string, challenge = 'Bearer realm="a2a-hub"'): string {
+  return `${challenge}, resource_metadata="${metadataUrl}"`;
 }
