@@ -1,5 +1,11 @@
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
+import * as http2 from "node:http2";
+import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import { accessRefusal } from "../../auth/index.js";
+import { silentLogger } from "../../core/index.js";
 import { abandonBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { toConnectError } from "./connect-errors.js";
 
 /** Where connect-node serves the A2A RPCs: /lf.a2a.v1.A2AService/<Method>. */
 const RPC_PREFIX = `/${A2AService.typeName}/`;
@@ -51,16 +57,31 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
   };
 }
 
-const UNAUTHENTICATED_MESSAGE = "a valid bearer token is required";
-
-/** The refusal of a call without valid credentials, in its protocol's form, its body left unread. */
+/**
+ * The refusal of a call without valid credentials, in its protocol's form
+ * and with the same status, message and ErrorInfo the interceptor would
+ * give it, its body left unread.
+ */
 function refuseUnauthenticated(req: HttpRequest, res: HttpResponse, type: string): void {
-  const challenge = { "www-authenticate": 'Bearer realm="a2a-hub"' };
+  const refusal = accessRefusal({ ok: false, why: "unauthenticated" });
+  const error = toConnectError(refusal.error, silentLogger);
   if (/^application\/grpc/i.test(type)) {
-    // gRPC over HTTP/2 (and gRPC-Web): a trailers-only answer, the status in the headers.
-    writeHead(res, 200, { "content-type": type.split(";")[0]!.trim(), "grpc-status": "16", "grpc-message": encodeURIComponent(UNAUTHENTICATED_MESSAGE), ...challenge, ...abandonBody(req, res) });
+    // A trailers-only answer: the status in the one HEADERS frame, which ends the stream.
+    const headers: Record<string, string> = { ...refusal.headers, "content-type": type.split(";")[0]!.trim() };
+    setTrailerStatus(new Headers(), error).forEach((value, key) => (headers[key] = value));
+    if ("stream" in res) {
+      // HTTP/2: the compatibility response would send the status as plain headers and trailers after it;
+      // the unread request is then reset with NO_ERROR (RFC 9113 §8.1).
+      res.stream.respond({ ...headers, ":status": 200 }, { endStream: true });
+      res.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      return;
+    }
+    writeHead(res, 200, { ...headers, ...abandonBody(req, res) });
     res.end();
     return;
   }
-  sendJson(res, 401, { code: "unauthenticated", message: UNAUTHENTICATED_MESSAGE }, { ...challenge, ...abandonBody(req, res) });
+  const headers: Record<string, string> = { ...refusal.headers, ...abandonBody(req, res) };
+  headers["content-type"] = "application/json";
+  writeHead(res, codeToHttpStatus(error.code), headers);
+  res.end(errorToJsonBytes(error, undefined));
 }
