@@ -155,7 +155,11 @@ export class ConnectionGate {
       s.count += weight;
       return was < max && s.count >= max;
     }
-    if (this.strikes.size >= REMEMBERED_ADDRESSES) for (const [a, v] of this.strikes) if (now - v.since >= REFUSAL_WINDOW_MS) this.strikes.delete(a);
+    if (this.strikes.size >= REMEMBERED_ADDRESSES) {
+      for (const [a, v] of this.strikes) if (now - v.since >= REFUSAL_WINDOW_MS) this.strikes.delete(a);
+      // Still full: that many addresses misbehaving at once are not each remembered (the memory stays bounded).
+      if (this.strikes.size >= REMEMBERED_ADDRESSES) return false;
+    }
     this.strikes.set(address, { since: now, count: weight });
     return weight >= max;
   }

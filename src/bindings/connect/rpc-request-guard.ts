@@ -1,3 +1,4 @@
+import * as http2 from "node:http2";
 import type { ConnectError } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
@@ -60,11 +61,19 @@ function refuseUnauthenticated(req: HttpRequest, res: HttpResponse, type: string
   const headers: Record<string, string> = {};
   error.metadata.forEach((value, key) => void (headers[key] = value));
   if (/^application\/grpc/i.test(type)) {
-    // gRPC over HTTP/2 (and gRPC-Web): a trailers-only answer, the status (and its details) in the headers.
+    // A trailers-only answer: the status (and its details) in the one HEADERS frame, which ends the stream.
     const status = new Headers();
     setTrailerStatus(status, error);
     status.forEach((value, key) => void (headers[key] = value));
-    writeHead(res, 200, { ...headers, "content-type": type.split(";")[0]!.trim(), ...abandonBody(req, res) });
+    headers["content-type"] = type.split(";")[0]!.trim();
+    if ("stream" in res) {
+      // HTTP/2: the compatibility response would send the status as plain headers and trailers after it;
+      // the unread request is then reset with NO_ERROR (RFC 9113 §8.1).
+      res.stream.respond({ ...headers, ":status": 200 }, { endStream: true });
+      res.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      return;
+    }
+    writeHead(res, 200, { ...headers, ...abandonBody(req, res) });
     res.end();
     return;
   }
