@@ -35,6 +35,8 @@ export interface AuthenticatorOptions {
 export class Authenticator {
   private readonly statics: BearerAuthenticator;
   private readonly issuers = new Map<string, JwtIssuer>();
+  /** The one answer of an open hub, made once rather than per request. */
+  private readonly open: Identification;
   readonly required: boolean;
 
   constructor(private readonly options: AuthenticatorOptions) {
@@ -48,6 +50,7 @@ export class Authenticator {
       this.issuers.set(j.issuer, new JwtIssuer(j, tenantAllowed, (e) => options.onFetchError?.(j.issuer, e), options.keysOf?.(j.issuer)));
     }
     this.required = options.tenants.length > 0 || this.issuers.size > 0 || options.mtls !== undefined;
+    this.open = { ok: true, caller: openCaller(options.openTenant) };
   }
 
   /** The configured issuers (their keys and metadata), for the card and for a reload to keep their caches. */
@@ -57,7 +60,7 @@ export class Authenticator {
 
   /** Who the credentials name, or why they are refused. */
   identify(credentials: Credentials): Identification | Promise<Identification> {
-    if (!this.required) return { ok: true, caller: openCaller(this.options.openTenant) };
+    if (!this.required) return this.open;
     const { authorization, peer } = credentials;
     if (this.options.mtls && peer && (!authorization || !peer.authorized)) return certificateCaller(peer, this.options.mtls);
     if (!authorization) return refused("missing", "a bearer token is required");

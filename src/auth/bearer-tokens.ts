@@ -33,14 +33,14 @@ export interface TenantTokens {
  * or how much of a hash matched.
  */
 export class BearerAuthenticator {
-  private readonly entries: Array<{ tenant: string; hash: Buffer; scopes: ReadonlySet<string> | undefined }> = [];
+  private readonly entries: Array<{ hash: Buffer; caller: Caller }> = [];
 
   constructor(tenants: readonly TenantTokens[]) {
     for (const t of tenants) {
       for (const h of t.tokenHashes) {
         if (!/^[0-9a-f]{64}$/i.test(h)) throw new Error(`tenant ${t.tenant}: token hash must be 64 hex characters`);
         const scopes = t.scopesByHash?.get(h.toLowerCase());
-        this.entries.push({ tenant: t.tenant, hash: Buffer.from(h.toLowerCase(), "hex"), scopes: scopes && new Set(scopes) });
+        this.entries.push({ hash: Buffer.from(h.toLowerCase(), "hex"), caller: { tenant: t.tenant, scopes: scopes && new Set(scopes), method: "static-token" } });
       }
     }
   }
@@ -56,7 +56,7 @@ export class BearerAuthenticator {
     const presented = createHash("sha256").update(token ?? "", "utf8").digest();
     let found: Caller | undefined;
     for (const e of this.entries) {
-      if (timingSafeEqual(presented, e.hash) && token !== undefined && found === undefined) found = { tenant: e.tenant, scopes: e.scopes, method: "static-token" };
+      if (timingSafeEqual(presented, e.hash) && token !== undefined && found === undefined) found = e.caller;
     }
     return found;
   }

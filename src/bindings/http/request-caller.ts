@@ -40,16 +40,16 @@ export function identifyFirst<Req extends HttpRequest, Res extends HttpResponse>
       (req as Identified)[IDENTIFICATION] = id;
       return handler(req, res);
     }
-    id.then(
-      (found) => {
+    id.catch((): Identification => ({ ok: false, refusal: { reason: "malformed", message: "the token could not be verified" } }))
+      .then((found) => {
         (req as Identified)[IDENTIFICATION] = found;
         handler(req, res);
-      },
-      () => {
-        (req as Identified)[IDENTIFICATION] = { ok: false, refusal: { reason: "malformed", message: "the token could not be verified" } };
-        handler(req, res);
-      },
-    );
+      })
+      // The handlers answer their own failures; this is the last resort, so that nothing is left unanswered.
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        if (!res.writableEnded) res.end(JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "internal error" } }));
+      });
   };
 }
 
