@@ -174,31 +174,61 @@ describe("/mcp under a rate limit", () => {
 });
 
 describe("/mcp sessions", () => {
-  it("refuses a tenant's session past its limit 429, and forgets a session idle past sessionIdleMs", async () => {
-    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 2, sessionIdleMs: 300 } });
+  const opener = (h: TestHub) => async () => {
+    const res = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
+    await res.body?.cancel();
+    return res;
+  };
+
+  it("refuses a tenant's session past its limit 429", async () => {
+    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 2 } });
     try {
-      const open = async () => {
-        const res = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
-        await res.body?.cancel();
-        return res;
-      };
-      const first = await open();
-      expect((await open()).status).toBe(200);
-      const third = await open();
+      const open = opener(h);
+      expect([(await open()).status, (await open()).status]).toEqual([200, 200]);
+      const third = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
       expect(third.status).toBe(429);
-      const list = () =>
-        fetch(new URL("mcp", h.url), {
-          method: "POST",
-          headers: { ...HEADERS, "mcp-session-id": first.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-        });
-      // Expired sessions no longer count against the tenant (nothing touches them meanwhile)...
-      await until("a new session is taken", async () => (await open()).status === 200);
-      // ...and their ids are unknown.
-      expect((await list()).status).toBe(404);
+      expect((await third.json()).error.message).toMatch(/2 MCP sessions open \(the limit\)/);
     } finally {
       await h.stop();
     }
+  });
+
+  it("forgets a session idle past sessionIdleMs: it no longer counts against the tenant, and its id is unknown", async () => {
+    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 1, sessionIdleMs: 300 } });
+    try {
+      const open = opener(h);
+      const first = await open();
+      expect(first.status).toBe(200);
+      // Nothing touches the first session meanwhile; a new one is taken once it has expired.
+      await until("a second session is taken", async () => (await open()).status === 200);
+      const res = await fetch(new URL("mcp", h.url), {
+        method: "POST",
+        headers: { ...HEADERS, "mcp-session-id": first.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      });
+      expect(res.status).toBe(404);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it("keeps a session past sessionIdleMs while it answers a request: a tool call outlasting it completes", async () => {
+    const h = await startTestHub({ mcp: { sessionIdleMs: 200 } });
+    const mcp = await connectMcp(h.url);
+    try {
+      const r = (await mcp.callTool({ name: "echo", arguments: { text: "slow 1500" } })) as CallToolResult;
+      expect(structured(r).state).toBe("TASK_STATE_COMPLETED");
+      expect((await mcp.listTools()).tools.map((x) => x.name)).toEqual(["echo"]);
+    } finally {
+      await mcp.close();
+      await h.stop();
+    }
+  });
+
+  it("takes requests from a page of the hub's own origin", async () => {
+    const res = await post(JSON.stringify(INIT), { origin: t.url.replace(/\/$/, "") });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
   });
 
   it("cancels the task when the client cancels the call while an elicitation is open", async () => {

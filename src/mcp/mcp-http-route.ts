@@ -55,7 +55,10 @@ interface Session {
   readonly tenant: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpServer;
+  /** When its last request ended. */
   lastSeen: number;
+  /** Its requests being answered now. */
+  inFlight: number;
 }
 
 const SESSION_HEADER = "mcp-session-id";
@@ -91,19 +94,21 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const servers = options.authorizationServers ?? [];
   const sweep = setInterval(() => {
     const before = Date.now() - idleMs;
-    for (const s of sessions.values()) if (s.lastSeen < before) void s.transport.close();
+    // A session answering a request (a tool call following a long task, an open GET stream) is not idle.
+    for (const s of sessions.values()) if (s.inFlight === 0 && s.lastSeen < before) void s.transport.close();
   }, Math.min(idleMs, 60_000));
   sweep.unref();
 
   const metadataUrl = (baseUrl: string): string => new URL(PROTECTED_RESOURCE_PATHS[0]!.slice(1), baseUrl).toString();
 
   /** MCP transports "Security Warning": a browser page of another origin must not reach a local server (DNS rebinding). */
-  const foreignOrigin = (req: HttpRequest): boolean => {
+  const foreignOrigin = (req: HttpRequest, baseUrl: string): boolean => {
     const origin = headerValue(req, "origin");
     if (origin === undefined || origin === "null") return origin === "null";
-    const host = headerValue(req, "host") ?? headerValue(req, ":authority");
     try {
-      return new URL(origin).host !== host;
+      // The hub's own origin as the request reached it, or as its proxy or publicUrl presents it.
+      const host = new URL(origin).host;
+      return host !== (headerValue(req, "host") ?? headerValue(req, ":authority")) && host !== new URL(baseUrl).host;
     } catch {
       return true;
     }
@@ -113,7 +118,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     const server = createAgentMcpServer(hubBackend(core, { tenant, mayCall: (id) => guard.mayCall(tenant, id) }), { tools: options.tools });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now(), inFlight: 0 }),
       onsessionclosed: (id) => void sessions.delete(id),
     });
     transport.onclose = () => {
@@ -146,7 +151,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       if (req.method !== "GET" || !guard.authRequired) return sendJson(res, 404, { error: "not found" });
       return sendJson(res, 200, protectedResourceMetadata(new URL(MCP_PATH.slice(1), baseUrl).toString(), servers), { "cache-control": "public, max-age=300" });
     }
-    if (foreignOrigin(req)) return jsonRpcError(res, 403, SERVER_ERROR, "requests from another origin are refused");
+    if (foreignOrigin(req, baseUrl)) return jsonRpcError(res, 403, SERVER_ERROR, "requests from another origin are refused");
     const decision = guard.check(req.headers.authorization, undefined);
     if (!decision.ok) {
       const r = accessRefusal(decision as typeof decision & { ok: false });
@@ -161,7 +166,12 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       session = sessions.get(id);
       // Another tenant's session is as unknown as one that never was.
       if (!session || session.tenant !== tenant) return jsonRpcError(res, 404, SERVER_ERROR, "Session not found");
-      session.lastSeen = Date.now();
+      const open = session;
+      open.inFlight++;
+      res.once("close", () => {
+        open.inFlight--;
+        open.lastSeen = Date.now();
+      });
     }
     let body: unknown;
     if (req.method === "POST") {
