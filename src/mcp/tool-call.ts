@@ -61,8 +61,8 @@ export async function callAgentTool(backend: AgentBackend, agent: BackendAgent, 
       message = answerMessage(task.id, task.contextId, text);
     }
   } catch (e) {
-    if (isA2AError(e)) return errorResult(e);
-    throw e;
+    // §3.3.2 "System Errors": anything else is Internal, its details kept from the client.
+    return errorResult(isA2AError(e) ? e : new A2AError("Internal", "internal error", { cause: e }));
   }
 }
 
