@@ -10,6 +10,7 @@ import {
   ReadResourceRequestSchema,
   type ClientCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../core/index.js";
 import type { AgentBackend } from "./agent-backend.js";
 import { callAgentTool, type ToolCallPeer } from "./tool-call.js";
 import { agentTools, type ToolGrouping } from "./tool-catalog.js";
@@ -21,6 +22,8 @@ export interface AgentMcpOptions {
   readonly tools?: ToolGrouping;
   /** serverInfo.version. */
   readonly version?: string;
+  /** Where failures that are not A2A errors are reported. */
+  readonly logger?: Logger;
 }
 
 /** How long a question put to the client by elicitation stays open (ms). */
@@ -82,7 +85,10 @@ export function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOpt
             )
         : undefined,
     };
-    return callAgentTool(backend, agent, tool, request.params.arguments, peer);
+    return callAgentTool(backend, agent, tool, request.params.arguments, {
+      ...peer,
+      report: (e) => options.logger?.error("MCP tool call failed", { tool: tool.tool.name, error: e instanceof Error ? e.stack : String(e) }),
+    });
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [TASK_TEMPLATE] }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listTaskResources(backend) }));

@@ -115,7 +115,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   };
 
   const openSession = (tenant: string): StreamableHTTPServerTransport => {
-    const server = createAgentMcpServer(hubBackend(core, { tenant, mayCall: (id) => guard.mayCall(tenant, id) }), { tools: options.tools });
+    const server = createAgentMcpServer(hubBackend(core, { tenant, mayCall: (id) => guard.mayCall(tenant, id) }), { tools: options.tools, logger });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now(), inFlight: 0 }),
