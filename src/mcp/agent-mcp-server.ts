@@ -84,11 +84,9 @@ export function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOpt
               { signal: extra.signal, timeout: ELICIT_TIMEOUT_MS },
             )
         : undefined,
-    };
-    return callAgentTool(backend, agent, tool, request.params.arguments, {
-      ...peer,
       report: (e) => options.logger?.error("MCP tool call failed", { tool: tool.tool.name, error: e instanceof Error ? e.stack : String(e) }),
-    });
+    };
+    return callAgentTool(backend, agent, tool, request.params.arguments, peer);
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [TASK_TEMPLATE] }));
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listTaskResources(backend) }));
