@@ -213,14 +213,18 @@ describe("/mcp sessions", () => {
   });
 
   it("keeps a session past sessionIdleMs while it answers a request: a tool call outlasting it completes", async () => {
-    const h = await startTestHub({ mcp: { sessionIdleMs: 200 } });
-    const mcp = await connectMcp(h.url);
+    const h = await startTestHub({ mcp: { sessionIdleMs: 500 } });
     try {
-      const r = (await mcp.callTool({ name: "echo", arguments: { text: "slow 1500" } })) as CallToolResult;
-      expect(structured(r).state).toBe("TASK_STATE_COMPLETED");
-      expect((await mcp.listTools()).tools.map((x) => x.name)).toEqual(["echo"]);
+      const init = await opener(h)();
+      const headers = { ...HEADERS, "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" };
+      const send = (body: unknown) => fetch(new URL("mcp", h.url), { method: "POST", headers, body: JSON.stringify(body) });
+      const called = await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "slow 2500" } } });
+      expect(called.status).toBe(200);
+      expect(await called.text()).toContain('"state":"TASK_STATE_COMPLETED"');
+      const listed = await send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+      expect(listed.status).toBe(200);
+      expect(await listed.text()).toContain('"name":"echo"');
     } finally {
-      await mcp.close();
       await h.stop();
     }
   });

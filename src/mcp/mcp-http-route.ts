@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { accessRefusal, type AccessGuard } from "../auth/index.js";
@@ -8,6 +8,7 @@ import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH, exce
 import type { A2ACore, Logger } from "../core/index.js";
 import { createAgentMcpServer } from "./agent-mcp-server.js";
 import { hubBackend } from "./hub-backend.js";
+import { mcpSdk } from "./mcp-sdk.js";
 import { bearerChallenge, PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
 import type { ToolGrouping } from "./tool-catalog.js";
 
@@ -114,8 +115,9 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     }
   };
 
-  const openSession = (tenant: string): StreamableHTTPServerTransport => {
-    const server = createAgentMcpServer(hubBackend(core, { tenant, mayCall: (id) => guard.mayCall(tenant, id) }), { tools: options.tools, logger });
+  const openSession = async (tenant: string): Promise<StreamableHTTPServerTransport> => {
+    const { StreamableHTTPServerTransport } = await mcpSdk();
+    const server = await createAgentMcpServer(hubBackend(core, { tenant, mayCall: (id) => guard.mayCall(tenant, id) }), { tools: options.tools, logger });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now(), inFlight: 0 }),
@@ -125,7 +127,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     transport.onerror = (error) => logger.warn("MCP transport error", { error: error.message });
-    void server.connect(transport);
+    await server.connect(transport);
     return transport;
   };
 
@@ -180,7 +182,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     }
     let transport = session?.transport;
     if (!transport) {
-      if (req.method !== "POST" || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
+      if (req.method !== "POST" || !(Array.isArray(body) ? body.some(isInitialize) : isInitialize(body))) {
         return jsonRpcError(res, 400, SERVER_ERROR, `Bad Request: no ${SESSION_HEADER}; open a session with an initialize request`);
       }
       if (sessions.size >= maxSessions) return jsonRpcError(res, 503, SERVER_ERROR, "too many MCP sessions are open; retry later", { "retry-after": "5" });
@@ -193,7 +195,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         }
         return jsonRpcError(res, 429, SERVER_ERROR, `this tenant has ${maxPerTenant} MCP sessions open (the limit); end one (DELETE /mcp) or let one expire`);
       }
-      transport = openSession(tenant);
+      transport = await openSession(tenant);
     }
     const nodeReq = req as IncomingMessage & { auth?: typeof auth };
     nodeReq.auth = auth;
@@ -212,6 +214,11 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       sessions.clear();
     },
   };
+}
+
+/** MCP lifecycle: a session begins with an initialize request. */
+function isInitialize(m: unknown): boolean {
+  return typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize" && "id" in m;
 }
 
 /** JSON-RPC 2.0 §5.1 codes of a body that cannot be read. */
