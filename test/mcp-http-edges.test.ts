@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AgentCardSchema, TaskState, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { hashToken } from "../src/auth/index.js";
-import { connectMcp, structured, texts } from "./helpers/mcp-client.js";
+import { callAndCancel, connectMcp, structured, texts, usingMcp } from "./helpers/mcp-client.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { until } from "./helpers/until.js";
 
@@ -84,49 +84,27 @@ describe("/mcp refuses bad requests with a clear JSON-RPC error", () => {
 });
 
 describe("/mcp options and agents", () => {
-  it("lists one tool per skill when configured, and one per agent for an agent without skills", async () => {
-    const mcp = await connectMcp(t.url);
-    try {
+  it("lists one tool per skill when configured, and one per agent for an agent without skills", () =>
+    usingMcp(t.url, {}, async (mcp) => {
       const { tools } = await mcp.listTools();
       expect(tools.map((x) => x.name)).toEqual(["echo__echo", "plain"]);
       expect(tools[0]!.title).toBe("a2a-hub echo: Echo");
       const r = (await mcp.callTool({ name: "echo__echo", arguments: { text: "by skill" } })) as CallToolResult;
       expect(texts(r)[0]).toBe("by skill");
-    } finally {
-      await mcp.close();
-    }
-  });
+    }));
 
-  it("calls an agent without streaming by SendMessage and answers with the settled task", async () => {
-    const mcp = await connectMcp(t.url);
-    try {
+  it("calls an agent without streaming by SendMessage and answers with the settled task", () =>
+    usingMcp(t.url, {}, async (mcp) => {
       const r = (await mcp.callTool({ name: "plain", arguments: { text: "no stream" } })) as CallToolResult;
       expect(structured(r).state).toBe("TASK_STATE_COMPLETED");
       expect(texts(r)[0]).toBe("no stream");
-    } finally {
-      await mcp.close();
-    }
-  });
+    }));
 
-  it("cancels the task of an agent without streaming when the client cancels the call", async () => {
-    const mcp = await connectMcp(t.url);
-    try {
-      const abort = new AbortController();
-      let taskId = "";
-      const call = mcp.callTool({ name: "plain", arguments: { text: "slow 60000" } }, undefined, {
-        signal: abort.signal,
-        onprogress: (p) => {
-          taskId ||= /^task (\S+):/.exec(p.message ?? "")?.[1] ?? "";
-        },
-      });
-      await until("the task is named", async () => taskId !== "");
-      abort.abort();
-      await expect(call).rejects.toThrow();
+  it("cancels the task of an agent without streaming when the client cancels the call", () =>
+    usingMcp(t.url, {}, async (mcp) => {
+      const taskId = await callAndCancel(mcp, "plain", { text: "slow 60000" });
       await until("the task is canceled", async () => (await t.client("grpc").getTask({ tenant: "plain", id: taskId })).status?.state === TaskState.CANCELED);
-    } finally {
-      await mcp.close();
-    }
-  });
+    }));
 
   it("hands back the question when the client declines the elicitation", async () => {
     const mcp = await connectMcp(t.url, { elicit: () => ({ action: "decline" }) });
