@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
-import { accessPolicyOf, buildConfig } from "../src/server/index.js";
+import { accessPolicyOf, buildConfig, hubOptionsFromConfig } from "../src/server/index.js";
 import { errorOf } from "./helpers/config-files.js";
 
 /** The `auth:` keys exactly as documented, and every mistake named by its key. */
@@ -10,6 +10,12 @@ const issuer = (extra: Record<string, unknown> = {}) => ({ issuer: "https://idp.
 const withAuth = (auth: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ auth, tenants: [{ id: "acme", tokens: [H] }, { id: "beta" }], ...extra });
 
 describe("auth configuration", () => {
+  it("names the configured issuers as the MCP endpoint's authorization servers (RFC 9728 metadata)", () => {
+    const config = build(withAuth({ jwt: [issuer(), issuer({ issuer: "https://login.example.net/t/v2.0", tenant: "beta" })] }));
+    expect(hubOptionsFromConfig(config).mcp?.authorizationServers).toEqual(["https://idp.example.com/realms/acme", "https://login.example.net/t/v2.0"]);
+    expect(hubOptionsFromConfig(build({ tenants: [{ id: "acme", tokens: [H] }] })).mcp).toBeUndefined();
+  });
+
   it("reads issuers, scope names, scoped static tokens and agents' required scopes into the access policy", () => {
     const config = build({
       auth: { jwt: [issuer(), { issuer: "https://login.example.net/t/v2.0", audience: "api://hub", tenantClaim: "tid", scopesClaim: "roles", jwksUri: "https://login.example.net/keys" }], scopes: { send: "A2A.Send" }, clockSkewSeconds: 10 },

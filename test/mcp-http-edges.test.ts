@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AgentCardSchema, TaskState, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { hashToken } from "../src/auth/index.js";
-import { connectMcp, structured, texts } from "./helpers/mcp-client.js";
+import { callAndCancel, connectMcp, structured, texts, usingMcp } from "./helpers/mcp-client.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { until } from "./helpers/until.js";
 
@@ -84,49 +84,27 @@ describe("/mcp refuses bad requests with a clear JSON-RPC error", () => {
 });
 
 describe("/mcp options and agents", () => {
-  it("lists one tool per skill when configured, and one per agent for an agent without skills", async () => {
-    const mcp = await connectMcp(t.url);
-    try {
+  it("lists one tool per skill when configured, and one per agent for an agent without skills", () =>
+    usingMcp(t.url, {}, async (mcp) => {
       const { tools } = await mcp.listTools();
       expect(tools.map((x) => x.name)).toEqual(["echo__echo", "plain"]);
       expect(tools[0]!.title).toBe("a2a-hub echo: Echo");
       const r = (await mcp.callTool({ name: "echo__echo", arguments: { text: "by skill" } })) as CallToolResult;
       expect(texts(r)[0]).toBe("by skill");
-    } finally {
-      await mcp.close();
-    }
-  });
+    }));
 
-  it("calls an agent without streaming by SendMessage and answers with the settled task", async () => {
-    const mcp = await connectMcp(t.url);
-    try {
+  it("calls an agent without streaming by SendMessage and answers with the settled task", () =>
+    usingMcp(t.url, {}, async (mcp) => {
       const r = (await mcp.callTool({ name: "plain", arguments: { text: "no stream" } })) as CallToolResult;
       expect(structured(r).state).toBe("TASK_STATE_COMPLETED");
       expect(texts(r)[0]).toBe("no stream");
-    } finally {
-      await mcp.close();
-    }
-  });
+    }));
 
-  it("cancels the task of an agent without streaming when the client cancels the call", async () => {
-    const mcp = await connectMcp(t.url);
-    try {
-      const abort = new AbortController();
-      let taskId = "";
-      const call = mcp.callTool({ name: "plain", arguments: { text: "slow 60000" } }, undefined, {
-        signal: abort.signal,
-        onprogress: (p) => {
-          taskId ||= /^task (\S+):/.exec(p.message ?? "")?.[1] ?? "";
-        },
-      });
-      await until("the task is named", async () => taskId !== "");
-      abort.abort();
-      await expect(call).rejects.toThrow();
+  it("cancels the task of an agent without streaming when the client cancels the call", () =>
+    usingMcp(t.url, {}, async (mcp) => {
+      const taskId = await callAndCancel(mcp, "plain", { text: "slow 60000" });
       await until("the task is canceled", async () => (await t.client("grpc").getTask({ tenant: "plain", id: taskId })).status?.state === TaskState.CANCELED);
-    } finally {
-      await mcp.close();
-    }
-  });
+    }));
 
   it("hands back the question when the client declines the elicitation", async () => {
     const mcp = await connectMcp(t.url, { elicit: () => ({ action: "decline" }) });
@@ -174,31 +152,65 @@ describe("/mcp under a rate limit", () => {
 });
 
 describe("/mcp sessions", () => {
-  it("refuses a tenant's session past its limit 429, and forgets a session idle past sessionIdleMs", async () => {
-    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 2, sessionIdleMs: 300 } });
+  const opener = (h: TestHub) => async () => {
+    const res = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
+    await res.body?.cancel();
+    return res;
+  };
+
+  it("refuses a tenant's session past its limit 429", async () => {
+    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 2 } });
     try {
-      const open = async () => {
-        const res = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
-        await res.body?.cancel();
-        return res;
-      };
-      const first = await open();
-      expect((await open()).status).toBe(200);
-      const third = await open();
+      const open = opener(h);
+      expect([(await open()).status, (await open()).status]).toEqual([200, 200]);
+      const third = await fetch(new URL("mcp", h.url), { method: "POST", headers: HEADERS, body: JSON.stringify(INIT) });
       expect(third.status).toBe(429);
-      const list = () =>
-        fetch(new URL("mcp", h.url), {
-          method: "POST",
-          headers: { ...HEADERS, "mcp-session-id": first.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-        });
-      // Expired sessions no longer count against the tenant (nothing touches them meanwhile)...
-      await until("a new session is taken", async () => (await open()).status === 200);
-      // ...and their ids are unknown.
-      expect((await list()).status).toBe(404);
+      expect((await third.json()).error.message).toMatch(/2 MCP sessions open \(the limit\)/);
     } finally {
       await h.stop();
     }
+  });
+
+  it("forgets a session idle past sessionIdleMs: it no longer counts against the tenant, and its id is unknown", async () => {
+    const h = await startTestHub({ mcp: { maxSessionsPerTenant: 1, sessionIdleMs: 300 } });
+    try {
+      const open = opener(h);
+      const first = await open();
+      expect(first.status).toBe(200);
+      // Nothing touches the first session meanwhile; a new one is taken once it has expired.
+      await until("a second session is taken", async () => (await open()).status === 200);
+      const res = await fetch(new URL("mcp", h.url), {
+        method: "POST",
+        headers: { ...HEADERS, "mcp-session-id": first.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      });
+      expect(res.status).toBe(404);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it("keeps a session past sessionIdleMs while it answers a request: a tool call outlasting it completes", async () => {
+    const h = await startTestHub({ mcp: { sessionIdleMs: 500 } });
+    try {
+      const init = await opener(h)();
+      const headers = { ...HEADERS, "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" };
+      const send = (body: unknown) => fetch(new URL("mcp", h.url), { method: "POST", headers, body: JSON.stringify(body) });
+      const called = await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "slow 2500" } } });
+      expect(called.status).toBe(200);
+      expect(await called.text()).toContain('"state":"TASK_STATE_COMPLETED"');
+      const listed = await send({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+      expect(listed.status).toBe(200);
+      expect(await listed.text()).toContain('"name":"echo"');
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it("takes requests from a page of the hub's own origin", async () => {
+    const res = await post(JSON.stringify(INIT), { origin: t.url.replace(/\/$/, "") });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
   });
 
   it("cancels the task when the client cancels the call while an elicitation is open", async () => {

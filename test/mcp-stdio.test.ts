@@ -6,7 +6,7 @@ import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/
 import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
 import { hashToken } from "../src/auth/index.js";
 import { BIN } from "./helpers/cli-process.js";
-import { structured, texts } from "./helpers/mcp-client.js";
+import { callAndCancel, structured, texts } from "./helpers/mcp-client.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { until } from "./helpers/until.js";
 
@@ -80,17 +80,7 @@ describe("MCP over stdio (a2a-hub mcp)", () => {
   }
 
   it("cancels the remote task when the client cancels the call", async () => {
-    const abort = new AbortController();
-    let taskId = "";
-    const pending = call(alice, "echo", { text: "slow 60000" }, {
-      signal: abort.signal,
-      onprogress: (p) => {
-        taskId ||= /^task (\S+):/.exec(p.message ?? "")?.[1] ?? "";
-      },
-    });
-    await until("the task is named", async () => taskId !== "");
-    abort.abort();
-    await expect(pending).rejects.toThrow();
+    const taskId = await callAndCancel(alice, "echo", { text: "slow 60000" });
     await until("the task is canceled", async () => (await bridgeTask(taskId)).status.state === "TASK_STATE_CANCELED");
   });
 

@@ -6,7 +6,7 @@ import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.j
 import { AgentCardSchema, TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
 import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { connectMcp, structured, texts } from "./helpers/mcp-client.js";
+import { callAndCancel, connectMcp, structured, texts } from "./helpers/mcp-client.js";
 import { until } from "./helpers/until.js";
 
 /** The hub's MCP endpoint, driven by the official MCP SDK client over Streamable HTTP. */
@@ -107,18 +107,7 @@ describe("MCP tools over Streamable HTTP", () => {
   });
 
   it("cancels the task when the MCP client cancels the call", async () => {
-    const abort = new AbortController();
-    let taskId = "";
-    const pending = call("echo", { text: "slow 60000" }, {
-      signal: abort.signal,
-      onprogress: (p) => {
-        const m = /^task (\S+):/.exec(p.message ?? "");
-        if (m) taskId = m[1]!;
-      },
-    });
-    await until("the task is named in a progress notification", async () => taskId !== "");
-    abort.abort("enough");
-    await expect(pending).rejects.toThrow();
+    const taskId = await callAndCancel(mcp, "echo", { text: "slow 60000" });
     await until("the task is canceled", async () => (await stored("echo", taskId)).status?.state === TaskState.CANCELED);
   });
 

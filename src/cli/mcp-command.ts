@@ -35,6 +35,10 @@ export async function mcpCommand(argv: readonly string[], io: CliIo): Promise<nu
     io.stdout.write(MCP_USAGE);
     return EXIT.ok;
   }
+  if (values.version) {
+    io.stdout.write(`a2a-hub ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
   if (positionals.length > 0) throw new UsageError(`mcp: unexpected argument ${JSON.stringify(positionals[0])} (the URL goes in --url)`);
   const url = values.url as string | undefined;
   if (!url || !/^https?:\/\//.test(url)) throw new UsageError(`mcp: --url needs the http(s) URL of a hub or agent${url ? `, got ${JSON.stringify(url)}` : ""}`);

@@ -1,19 +1,14 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  CallToolRequestSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type ClientCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../core/index.js";
 import type { AgentBackend } from "./agent-backend.js";
+import { mcpSdk } from "./mcp-sdk.js";
 import { callAgentTool, type ToolCallPeer } from "./tool-call.js";
 import { agentTools, type ToolGrouping } from "./tool-catalog.js";
-import { listTaskResources, readTaskResource, TASK_TEMPLATE } from "./task-resources.js";
+import { listTaskResources, ProtocolError, readTaskResource, TASK_TEMPLATE } from "./task-resources.js";
+
+/** JSON-RPC 2.0 §5.1: the code of a request whose params are wrong. */
+const INVALID_PARAMS = -32602;
 
 /** How the MCP server presents the agents. */
 export interface AgentMcpOptions {
@@ -21,6 +16,8 @@ export interface AgentMcpOptions {
   readonly tools?: ToolGrouping;
   /** serverInfo.version. */
   readonly version?: string;
+  /** Where failures that are not A2A errors are reported. */
+  readonly logger?: Logger;
 }
 
 /** How long a question put to the client by elicitation stays open (ms). */
@@ -39,7 +36,8 @@ function elicitsForms(c: ClientCapabilities | undefined): boolean {
  * callers). The handlers are set on the SDK's protocol server, because the
  * tools are data (cards, JSON Schema) rather than code registered ahead.
  */
-export function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOptions = {}): McpServer {
+export async function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOptions = {}): Promise<McpServer> {
+  const { McpServer, CallToolRequestSchema, ElicitResultSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } = await mcpSdk();
   const mcp = new McpServer(
     { name: "a2a-hub", title: "a2a-hub agents", version: options.version ?? "0.1.0" },
     {
@@ -58,7 +56,7 @@ export function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOpt
     const tool = list.find((t) => t.tool.name === request.params.name);
     const agent = tool && agents.find((a) => a.id === tool.agentId);
     // MCP server/tools "Error Handling": an unknown tool is a protocol error.
-    if (!tool || !agent) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool || !agent) throw new ProtocolError(INVALID_PARAMS, `Unknown tool: ${request.params.name}`);
     const token = request.params._meta?.progressToken;
     const peer: ToolCallPeer = {
       signal: extra.signal,
@@ -81,6 +79,7 @@ export function createAgentMcpServer(backend: AgentBackend, options: AgentMcpOpt
               { signal: extra.signal, timeout: ELICIT_TIMEOUT_MS },
             )
         : undefined,
+      report: (e) => options.logger?.error("MCP tool call failed", { tool: tool.tool.name, error: e instanceof Error ? e.stack : String(e) }),
     };
     return callAgentTool(backend, agent, tool, request.params.arguments, peer);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { accessRefusal, type AccessGuard } from "../auth/index.js";
@@ -8,6 +8,7 @@ import { BodyTooLargeError, callScopeOf, DEFAULT_MAX_BODY_BYTES, identificationO
 import type { A2ACore, Logger } from "../core/index.js";
 import { createAgentMcpServer } from "./agent-mcp-server.js";
 import { hubBackend, type McpCaller } from "./hub-backend.js";
+import { mcpSdk } from "./mcp-sdk.js";
 import { bearerChallenge, PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from "./protected-resource.js";
 import type { ToolGrouping } from "./tool-catalog.js";
 
@@ -55,7 +56,10 @@ interface Session {
   readonly tenant: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpServer;
+  /** When its last request ended. */
   lastSeen: number;
+  /** Its requests being answered now. */
+  inFlight: number;
 }
 
 const SESSION_HEADER = "mcp-session-id";
@@ -91,37 +95,40 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
   const servers = options.authorizationServers ?? [];
   const sweep = setInterval(() => {
     const before = Date.now() - idleMs;
-    for (const s of sessions.values()) if (s.lastSeen < before) void s.transport.close();
+    // A session answering a request (a tool call following a long task, an open GET stream) is not idle.
+    for (const s of sessions.values()) if (s.inFlight === 0 && s.lastSeen < before) void s.transport.close();
   }, Math.min(idleMs, 60_000));
   sweep.unref();
 
   const metadataUrl = (baseUrl: string): string => new URL(PROTECTED_RESOURCE_PATHS[0]!.slice(1), baseUrl).toString();
 
   /** MCP transports "Security Warning": a browser page of another origin must not reach a local server (DNS rebinding). */
-  const foreignOrigin = (req: HttpRequest): boolean => {
+  const foreignOrigin = (req: HttpRequest, baseUrl: string): boolean => {
     const origin = headerValue(req, "origin");
     if (origin === undefined || origin === "null") return origin === "null";
-    const host = headerValue(req, "host") ?? headerValue(req, ":authority");
     try {
-      return new URL(origin).host !== host;
+      // The hub's own origin as the request reached it, or as its proxy or publicUrl presents it.
+      const host = new URL(origin).host;
+      return host !== (headerValue(req, "host") ?? headerValue(req, ":authority")) && host !== new URL(baseUrl).host;
     } catch {
       return true;
     }
   };
 
-  const openSession = (caller: McpCaller): StreamableHTTPServerTransport => {
+  const openSession = async (caller: McpCaller): Promise<StreamableHTTPServerTransport> => {
     const tenant = caller.tenant;
-    const server = createAgentMcpServer(hubBackend(core, caller), { tools: options.tools });
+    const { StreamableHTTPServerTransport } = await mcpSdk();
+    const server = await createAgentMcpServer(hubBackend(core, caller), { tools: options.tools, logger });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void sessions.set(id, { tenant, transport, server, lastSeen: Date.now(), inFlight: 0 }),
       onsessionclosed: (id) => void sessions.delete(id),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     transport.onerror = (error) => logger.warn("MCP transport error", { error: error.message });
-    void server.connect(transport);
+    await server.connect(transport);
     return transport;
   };
 
@@ -147,7 +154,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       if (req.method !== "GET" || !guard.authRequired) return sendJson(res, 404, { error: "not found" });
       return sendJson(res, 200, protectedResourceMetadata(new URL(MCP_PATH.slice(1), baseUrl).toString(), servers), { "cache-control": "public, max-age=300" });
     }
-    if (foreignOrigin(req)) return jsonRpcError(res, 403, SERVER_ERROR, "requests from another origin are refused");
+    if (foreignOrigin(req, baseUrl)) return jsonRpcError(res, 403, SERVER_ERROR, "requests from another origin are refused");
     const decision = guard.decide(identificationOf(guard, req), undefined, "mcp", req.socket?.remoteAddress);
     if (!decision.ok) {
       const r = accessRefusal(decision);
@@ -164,7 +171,12 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       session = sessions.get(id);
       // Another tenant's session is as unknown as one that never was.
       if (!session || session.tenant !== tenant) return jsonRpcError(res, 404, SERVER_ERROR, "Session not found");
-      session.lastSeen = Date.now();
+      const open = session;
+      open.inFlight++;
+      res.once("close", () => {
+        open.inFlight--;
+        open.lastSeen = Date.now();
+      });
     }
     let body: unknown;
     if (req.method === "POST") {
@@ -173,7 +185,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
     }
     let transport = session?.transport;
     if (!transport) {
-      if (req.method !== "POST" || !(Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))) {
+      if (req.method !== "POST" || !(Array.isArray(body) ? body.some(isInitialize) : isInitialize(body))) {
         return jsonRpcError(res, 400, SERVER_ERROR, `Bad Request: no ${SESSION_HEADER}; open a session with an initialize request`);
       }
       if (sessions.size >= maxSessions) return jsonRpcError(res, 503, SERVER_ERROR, "too many MCP sessions are open; retry later", { "retry-after": "5" });
@@ -186,7 +198,7 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
         }
         return jsonRpcError(res, 429, SERVER_ERROR, `this tenant has ${maxPerTenant} MCP sessions open (the limit); end one (DELETE /mcp) or let one expire`);
       }
-      transport = openSession({ tenant, mayCall: mayCall ?? (() => true), refuseOperation });
+      transport = await openSession({ tenant, mayCall: mayCall ?? (() => true), refuseOperation });
     }
     const nodeReq = req as IncomingMessage & { auth?: typeof auth };
     nodeReq.auth = auth;
@@ -205,6 +217,11 @@ export function createMcpRoute(options: McpRouteOptions): McpRoute {
       sessions.clear();
     },
   };
+}
+
+/** MCP lifecycle: a session begins with an initialize request. */
+function isInitialize(m: unknown): boolean {
+  return typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize" && "id" in m;
 }
 
 /** JSON-RPC 2.0 §5.1 codes of a body that cannot be read. */

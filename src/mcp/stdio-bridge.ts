@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { AgentBackend } from "./agent-backend.js";
 import { createAgentMcpServer, type AgentMcpOptions } from "./agent-mcp-server.js";
+import { stdioServerTransport } from "./mcp-sdk.js";
 
 /** Where the stdio server reads and writes: the process's own streams, or a test's. */
 export interface StdioStreams {
@@ -15,8 +15,8 @@ export interface StdioStreams {
  * stdout) until the host closes stdin.
  */
 export async function serveMcpStdio(backend: AgentBackend, streams: StdioStreams, options: AgentMcpOptions = {}): Promise<void> {
-  const mcp = createAgentMcpServer(backend, options);
-  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  const mcp = await createAgentMcpServer(backend, options);
+  const transport = new (await stdioServerTransport())(streams.stdin, streams.stdout);
   const ended = new Promise<void>((resolve) => {
     streams.stdin.once("end", resolve);
     streams.stdin.once("close", resolve);

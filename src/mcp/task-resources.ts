@@ -1,9 +1,23 @@
 import { toJsonString } from "@bufbuild/protobuf";
-import { McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
 import { TaskSchema, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import { isA2AError, stateName } from "../core/index.js";
 import type { AgentBackend } from "./agent-backend.js";
 import { taskUri } from "./tool-result.js";
+
+/**
+ * An error the MCP SDK answers as a JSON-RPC error with this code and data
+ * (it reads `code` and `data` off whatever a handler throws), without the SDK loaded to make one.
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
 
 /** MCP's code for a resource that does not exist (server/resources, "Error Handling"). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -57,5 +71,5 @@ export async function readTaskResource(backend: AgentBackend, uri: string): Prom
       return { contents: [{ uri, mimeType: "application/json", text: toJsonString(TaskSchema, task) }] };
     }
   }
-  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
 }

@@ -16,6 +16,8 @@ export interface ToolCallPeer {
   readonly progress?: (progress: number, message: string) => Promise<void>;
   /** Asks the client a question (MCP elicitation), when it supports it; undefined otherwise. */
   readonly elicit?: (question: string) => Promise<ElicitResult>;
+  /** Told of a failure that is not an A2A error (a bug): the client hears only "internal error". */
+  readonly report?: (error: unknown) => void;
 }
 
 /** How many questions of one task a call puts to the client before it hands the task back. */
@@ -62,7 +64,9 @@ export async function callAgentTool(backend: AgentBackend, agent: BackendAgent, 
     }
   } catch (e) {
     if (isA2AError(e)) return errorResult(e);
-    throw e;
+    // §3.3.2 "System Errors": anything else is Internal, its details logged, not told to the client.
+    peer.report?.(e);
+    return errorResult(new A2AError("Internal", "internal error", { cause: e }));
   }
 }
 

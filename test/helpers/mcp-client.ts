@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { until } from "./until.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 
 /** How a test MCP client connects: a bearer token, and an answer to elicitations when it declares them. */
@@ -40,4 +41,41 @@ export function structured(r: unknown): TaskContent {
 /** The text blocks of a tool result, joined by newlines. */
 export function texts(r: unknown): string[] {
   return ((r as CallToolResult).content ?? []).flatMap((c) => (c.type === "text" ? [c.text] : []));
+}
+
+/** The id a progress notification names its task by ("task <id>: <state>"). */
+const TASK_NAMED = /^task (\S+):/;
+
+/**
+ * Calls a tool, cancels the call (MCP notifications/cancelled) once a
+ * progress notification names its task, and returns that task's id after
+ * the call has ended without a result.
+ */
+export async function callAndCancel(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const abort = new AbortController();
+  let taskId = "";
+  const call = client.callTool({ name, arguments: args }, undefined, {
+    signal: abort.signal,
+    onprogress: (p) => {
+      taskId ||= TASK_NAMED.exec(p.message ?? "")?.[1] ?? "";
+    },
+  });
+  await until("the task is named in a progress notification", async () => taskId !== "");
+  abort.abort();
+  const outcome = await call.then(
+    () => "answered",
+    () => "ended",
+  );
+  if (outcome !== "ended") throw new Error(`the canceled call of ${name} was answered`);
+  return taskId;
+}
+
+/** Connects a client to a hub's /mcp, runs `fn` with it, and closes it. */
+export async function usingMcp<T>(hubUrl: string, options: McpClientOptions, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connectMcp(hubUrl, options);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
 }
