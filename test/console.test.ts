@@ -96,9 +96,9 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     await expect.poll(() => card.locator(".problem-status").getAttribute("data-problems")).toBe("0");
     expect(await card.locator("h2").textContent()).toContain("echo");
     expect(await card.locator(".skills li").count()).toBeGreaterThan(0);
-    expect(await card.locator("table tbody tr").count()).toBe(4); // JSONRPC 1.0 and 0.3, GRPC, HTTP+JSON
+    expect(await card.locator("table tbody tr").count()).toBe(5); // JSONRPC 1.0 and 0.3, GRPC, HTTP+JSON 1.0 and 0.3
     await card.getByText("Raw card JSON").click();
-    expect(JSON.parse((await card.locator("pre.raw").textContent())!).supportedInterfaces).toHaveLength(4);
+    expect(JSON.parse((await card.locator("pre.raw").textContent())!).supportedInterfaces).toHaveLength(5);
     const broken = page.locator('section.card[data-agent="broken"]');
     await expect.poll(() => broken.locator(".problem-status").getAttribute("data-problems")).toBe("2");
     const problems = await broken.locator(".problems li").allTextContents();

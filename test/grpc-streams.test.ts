@@ -59,7 +59,7 @@ describe("gRPC server streams", () => {
     const body = subscribe("x");
     const hub = await call("SubscribeToTask", body, { "a2a-version": "9.9" });
     const connect = await call("SubscribeToTask", body, { "a2a-version": "9.9", "grpc-encoding": "gzip" });
-    expect(hub.trailers["grpc-status"]).toBe("12");
+    expect(hub.trailers["grpc-status"]).toBe("9"); // FAILED_PRECONDITION (v1.0.1 §5.4)
     expect(hub.trailers).toEqual(connect.trailers);
   });
 
