@@ -1,4 +1,3 @@
-import * as http2 from "node:http2";
 import type { ConnectError } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
@@ -67,10 +66,11 @@ function refuseUnauthenticated(req: HttpRequest, res: HttpResponse, type: string
     status.forEach((value, key) => void (headers[key] = value));
     headers["content-type"] = type.split(";")[0]!.trim();
     if ("stream" in res) {
-      // HTTP/2: the compatibility response would send the status as plain headers and trailers after it;
-      // the unread request is then reset with NO_ERROR (RFC 9113 §8.1).
+      // HTTP/2: the compatibility response would send the status as plain headers and trailers after it.
+      // What the client still sends of the request is read and dropped: a reset right after the answer can
+      // overtake it on the wire (as on Node 26), and the client then sees no status.
       res.stream.respond({ ...headers, ":status": 200 }, { endStream: true });
-      res.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      req.resume();
       return;
     }
     writeHead(res, 200, { ...headers, ...abandonBody(req, res) });
