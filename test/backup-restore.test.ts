@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackupError, backupDataDir, restoreDataDir } from "../src/lifecycle/index.js";
@@ -107,7 +107,7 @@ describe("backup and restore of a SQLite data directory", () => {
 
   it("a file that is not a verified backup is refused, and a failed backup leaves no file", async () => {
     const junk = join(tempDir(), "junk.db");
-    await import("node:fs").then((fs) => fs.writeFileSync(junk, "not a database"));
+    writeFileSync(junk, "not a database");
     expect(() => restoreDataDir(junk, tempDir())).toThrow(BackupError);
     const out = join(tempDir(), "none.db");
     await expect(backupDataDir(tempDir(), out)).rejects.toThrow(/no hub database/);
