@@ -33,6 +33,8 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
   ExtensionSupportRequired: { jsonRpc: -32008, grpc: "FAILED_PRECONDITION", http: 400 },
   VersionNotSupported: { jsonRpc: -32009, grpc: "FAILED_PRECONDITION", http: 400 },
   InvalidParams: { jsonRpc: -32602, grpc: "INVALID_ARGUMENT", http: 400 },
+  // Ours: an agent that is not hosted here answers with TaskNotFound's codes, as arbiter's does.
+  AgentNotFound: { jsonRpc: -32001, grpc: "NOT_FOUND", http: 404 },
   // Ours, not the spec's: a configured limit; JSON-RPC's server-defined range as for rate limits.
   ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
   // Ours too (§7.4): missing or wrong bearer token; the tenancy tests walk it on every binding.
@@ -45,7 +47,7 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
 };
 
 /** The errors of §3.3.2's A2A-specific table: they carry an ErrorInfo on every binding (§9.5, §10.6, §11.6). */
-const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated" && n !== "PermissionDenied" && n !== "Unavailable");
+const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "AgentNotFound" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated" && n !== "PermissionDenied" && n !== "Unavailable");
 
 const upperSnake = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 const errorInfos = (details: unknown) => (Array.isArray(details) ? details : []).filter((d) => d?.["@type"] === "type.googleapis.com/google.rpc.ErrorInfo");
@@ -179,6 +181,13 @@ const PROVOCATIONS: Provocation[] = [
     grpc: (h, tr) => h.client(tr).getTask({ tenant: "echo", id: "no-such-task" }),
     jsonRpc: { method: "GetTask", params: () => ({ id: "no-such-task" }) },
     rest: { method: "GET", path: () => "/tasks/no-such-task" },
+  },
+  {
+    error: "AgentNotFound",
+    why: "GetTask addressed to an agent this hub does not host",
+    grpc: (h, tr) => h.client(tr).getTask({ tenant: "nobody", id: "any" }),
+    jsonRpc: { method: "GetTask", params: () => ({ tenant: "nobody", id: "any" }) },
+    rest: { method: "GET", path: () => "/nobody/tasks/any" },
   },
   {
     error: "TaskNotCancelable",

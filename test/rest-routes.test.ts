@@ -156,8 +156,8 @@ describe("the /{tenant} prefix", () => {
     expectStatusError(await rest(t.url, "GET", "/echo/extendedAgentCard"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION");
   });
 
-  it("answers a tenant no agent has as the core does: not found (§13.1)", async () => {
-    expectStatusError(await rest(t.url, "GET", "/nobody/tasks"), 404, "NOT_FOUND", "TASK_NOT_FOUND");
+  it("answers a tenant no agent has as not found, with a reason that names the agent, not a task (§13.1)", async () => {
+    expectStatusError(await rest(t.url, "GET", "/nobody/tasks"), 404, "NOT_FOUND", "AGENT_NOT_FOUND");
   });
 
   it("refuses a body tenant that disagrees with the path", async () => {

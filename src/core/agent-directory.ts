@@ -40,7 +40,7 @@ export class AgentDirectory {
     const agent = this.byId.get(id);
     // §3.3.2: an agent the caller may not use is indistinguishable from one that does not exist.
     if (!agent || (call.mayCall && !call.mayCall(id))) {
-      throw new A2AError("TaskNotFound", `no agent ${JSON.stringify(id)} is hosted here`, { metadata: { agent: id } });
+      throw new A2AError("AgentNotFound", `no agent ${JSON.stringify(id)} is hosted here`, { metadata: { agent: id } });
     }
     return { scope: { tenant: call.tenant, agentId: agent.id }, agent };
   }

@@ -65,7 +65,7 @@ export async function readTaskResource(backend: AgentBackend, uri: string): Prom
       try {
         task = await backend.get(a.id, id);
       } catch (e) {
-        if (isA2AError(e) && e.a2a === "TaskNotFound") continue;
+        if (isA2AError(e) && (e.a2a === "TaskNotFound" || e.a2a === "AgentNotFound")) continue;
         throw e;
       }
       return { contents: [{ uri, mimeType: "application/json", text: toJsonString(TaskSchema, task) }] };

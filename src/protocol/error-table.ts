@@ -12,6 +12,7 @@ export type A2AErrorName =
   | "ExtensionSupportRequired"
   | "VersionNotSupported"
   | "InvalidParams"
+  | "AgentNotFound"
   | "ResourceExhausted"
   | "Unauthenticated"
   | "PermissionDenied"
@@ -50,6 +51,10 @@ export const ERROR_TABLE: Readonly<Record<A2AErrorName, ErrorRow>> = {
   VersionNotSupported: { reason: "VERSION_NOT_SUPPORTED", jsonRpcCode: -32009, grpcCode: Code.FailedPrecondition, httpStatus: 400, title: "Protocol version not supported" },
   // JSON-RPC 2.0 §5.1 and §3.3.2 "Validation Errors".
   InvalidParams: { reason: "INVALID_PARAMS", jsonRpcCode: -32602, grpcCode: Code.InvalidArgument, httpStatus: 400, title: "Invalid parameters" },
+  // The agent a call names is not hosted here, or not one the caller may use (§3.3.2 keeps the
+  // two alike). Not an A2A error: TaskNotFound's codes, as arbiter answers an unknown agent, with
+  // a reason of its own so that a client can tell a wrong agent from a wrong task.
+  AgentNotFound: { reason: "AGENT_NOT_FOUND", jsonRpcCode: -32001, grpcCode: Code.NotFound, httpStatus: 404, title: "Agent not found" },
   // A configured limit of the server (tasks in flight, open streams) is reached. Not an
   // A2A error: JSON-RPC's server-defined range (-32000, as for rate limits), gRPC's and HTTP's own codes.
   ResourceExhausted: { reason: "RESOURCE_EXHAUSTED", jsonRpcCode: -32000, grpcCode: Code.ResourceExhausted, httpStatus: 429, title: "Limit reached" },

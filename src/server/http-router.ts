@@ -132,7 +132,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   /** `binding` labels the refusals counted here; undefined for routes that only read the decision. */
   const admit = (req: HttpRequest, agentId: string | undefined, binding: string | undefined): Admission => {
     const decision = guard.decide(identificationOf(guard, req), agentId, binding, req.socket?.remoteAddress);
-    // A refused agent reaches core as one the caller may not use: TaskNotFound on every binding.
+    // A refused agent reaches core as one the caller may not use: AgentNotFound on every binding.
     const scope: CallScope = decision.ok ? callScopeOf(guard, decision, binding ?? "http", agentId) : { tenant: "", agentId, mayCall: () => false };
     const a = { decision, scope, agentId };
     (req as Admitted)[ADMISSION] = a;
