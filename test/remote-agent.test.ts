@@ -193,6 +193,32 @@ describe("remote agent as a bridge between versions and bindings", () => {
   });
 });
 
+describe("a remote agent's card", () => {
+  const cardOf = async (id: string) => (await (await fetch(new URL(`v1/a2a/agents/${id}/agent-card.json`, t.url))).json()) as any;
+
+  it("shows the remote agent's own name, description and skills once its card is read, with the hub's interfaces", async () => {
+    // The remote's card is read in the background from the hub's start.
+    let card = await cardOf("sdk");
+    for (let i = 0; i < 250 && card.name !== "sdk test agent"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      card = await cardOf("sdk");
+    }
+    expect(card.name).toBe("sdk test agent");
+    expect(card.skills.map((s: any) => s.id)).toEqual(["echo"]);
+    expect(card.skills.map((s: any) => s.id)).not.toContain("delegate");
+    expect(card.supportedInterfaces.every((i: any) => !String(i.url).startsWith(sdk.url.replace(/\/$/, "")))).toBe(true);
+    // The hub streams and pushes for any remote, whatever the remote's own card says.
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
+  });
+
+  it("keeps the generic delegate card for a remote that cannot be reached, naming where it forwards", async () => {
+    const card = await cardOf("down");
+    expect(card.name).toBe("down");
+    expect(card.skills.map((s: any) => s.id)).toEqual(["delegate"]);
+    expect(card.skills[0].description).toContain("http://127.0.0.1:9/");
+  });
+});
+
 describe("remote agent registry", () => {
   const file = (name: string, doc: unknown): string => {
     const path = join(scratch, name);

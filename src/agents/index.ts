@@ -13,6 +13,6 @@ export {
 } from "./command-agent.js";
 export { INPUT_REQUIRED_MARKER, InputRequestFilter } from "./input-request-filter.js";
 export { OUTPUT_ARTIFACT_ID } from "./stdout-artifact.js";
-export { RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
+export { bridgedCard, RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
 export { loadRemoteRegistry, parseRemoteAgentOptions, remoteHostedAgent } from "./remote-registry.js";
 export type { RemoteLink } from "./remote-mirror.js";

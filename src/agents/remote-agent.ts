@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema, MessageSchema, Role, StreamResponseSchema, type AgentCard, type Message, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { AgentCardSchema, AgentSkillSchema, MessageSchema, Role, StreamResponseSchema, type AgentCard, type Message, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName, type CallOptions, type TokenSource } from "../client/index.js";
 import type { AgentExecutor, EventSink, ExecutionContext } from "../execution/index.js";
 import { RemoteMirror, type RemoteLink } from "./remote-mirror.js";
@@ -64,6 +64,7 @@ export class RemoteAgent implements AgentExecutor {
   private readonly links = new Map<string, RemoteLink>();
   private readonly contexts = new Map<string, string>();
   private readonly runs = new Map<string, Run>();
+  private cardListener: ((card: AgentCard) => void) | undefined;
 
   constructor(readonly options: RemoteAgentOptions) {
     new URL(options.url); // refuses a malformed URL now rather than at the first message
@@ -128,13 +129,26 @@ export class RemoteAgent implements AgentExecutor {
     }
   }
 
+  /**
+   * Hands `listener` the remote's card each time it is read: now, in the
+   * background, and again after a reconnect. A remote down at start is read
+   * at the first message that reaches it.
+   */
+  watchCard(listener: (card: AgentCard) => void): void {
+    this.cardListener = listener;
+    this.connect().catch(() => undefined);
+  }
+
   /** The client, resolving the remote card on first use. */
   private connect(): Promise<A2AClient> {
     if (!this.client) {
       const preferred = this.options.binding;
       const bindings = preferred ? [preferred, ...BINDING_NAMES.filter((b) => b !== preferred)] : BINDING_NAMES;
       this.client = A2AClient.connect(this.options.url, { token: this.options.token, credentials: this.options.credentials, bindings, timeoutMs: this.options.timeoutMs });
-      this.client.catch(() => (this.client = undefined));
+      this.client.then(
+        (client) => this.cardListener?.(client.card),
+        () => (this.client = undefined),
+      );
     }
     return this.client;
   }
@@ -225,7 +239,27 @@ function isUnreachable(e: unknown): boolean {
   return kind === "UNAVAILABLE" || kind === "HTTP_STATUS" || kind === "UNAUTHENTICATED";
 }
 
-/** Card facts of a remote agent as the hub serves it; interfaces are added by the cards layer, a config may override the rest. */
+/**
+ * The card the hub serves for a remote agent once the remote's own card is
+ * read: its name, description, skills and modes, so that a caller sees what
+ * it will reach. The capabilities stay the hub's (it streams and pushes for
+ * any remote), and the remote's security and interfaces stay the remote's.
+ */
+export function bridgedCard(remote: AgentCard, url: string): AgentCard {
+  const base = remoteCard({ name: remote.name, description: remote.description || undefined, url });
+  return create(AgentCardSchema, {
+    ...base,
+    version: remote.version || base.version,
+    provider: remote.provider,
+    documentationUrl: remote.documentationUrl,
+    iconUrl: remote.iconUrl,
+    defaultInputModes: remote.defaultInputModes.length > 0 ? [...remote.defaultInputModes] : base.defaultInputModes,
+    defaultOutputModes: remote.defaultOutputModes.length > 0 ? [...remote.defaultOutputModes] : base.defaultOutputModes,
+    skills: remote.skills.length > 0 ? remote.skills.map((s) => create(AgentSkillSchema, { ...s, securityRequirements: [] })) : base.skills,
+  });
+}
+
+/** Card facts of a remote agent as the hub serves it until the remote's card is read; interfaces are added by the cards layer, a config may override the rest. */
 export function remoteCard(options: { name: string; description?: string; url: string }): AgentCard {
   return create(AgentCardSchema, {
     name: options.name,

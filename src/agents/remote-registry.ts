@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
+import { create } from "@bufbuild/protobuf";
+import { AgentCardSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { ClientCredentials, isBindingName, type BindingName } from "../client/index.js";
 import type { HostedAgent } from "../core/index.js";
 import { AgentOptionsError, OptionsReader } from "./agent-options.js";
-import { RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
+import { bridgedCard, RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
 
 /** Agent ids, as the hub's config spells them. */
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -61,7 +63,15 @@ function clientCredentialsOf(raw: unknown, prefix: string, env: NodeJS.ProcessEn
 
 /** A remote agent ready to host: id, executor and card. */
 export function remoteHostedAgent(id: string, options: RemoteAgentOptions, card: { name?: string; description?: string } = {}): HostedAgent {
-  return { id, executor: new RemoteAgent(options), card: remoteCard({ name: card.name ?? id, description: card.description, url: options.url }) };
+  const executor = new RemoteAgent(options);
+  // The registry's own words win over the remote's.
+  const overridden = (c: AgentCard) => create(AgentCardSchema, { ...c, name: card.name ?? c.name, description: card.description ?? c.description });
+  return {
+    id,
+    executor,
+    card: remoteCard({ name: card.name ?? id, description: card.description, url: options.url }),
+    watchCard: (apply) => executor.watchCard((remote) => apply(overridden(bridgedCard(remote, options.url)))),
+  };
 }
 
 /**

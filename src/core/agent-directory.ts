@@ -16,6 +16,8 @@ export class AgentDirectory {
       // §4.6: every agent that takes push configs offers the hub's delivery-state extension.
       this.byId.set(a.id, withPushDeliveryState(a));
     }
+    // Requests read the card from here, so a card learned later is served from the next request on.
+    for (const a of agents) a.watchCard?.((card) => this.byId.set(a.id, withPushDeliveryState({ ...a, card })));
     this.defaultAgentId = defaultAgentId ?? agents[0]!.id;
     if (!this.byId.has(this.defaultAgentId)) throw new Error(`default agent ${this.defaultAgentId} is not hosted`);
   }

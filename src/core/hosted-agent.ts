@@ -14,6 +14,8 @@ export interface HostedAgent {
   readonly card: AgentCard;
   /** §3.1.11: the card for authenticated callers, when the card declares one. */
   readonly extendedCard?: AgentCard;
+  /** A card learned after start (a remote agent's own): each one given to `apply` replaces `card`. */
+  readonly watchCard?: (apply: (card: AgentCard) => void) => void;
   /** This agent's retry handling, over the hub-wide one. */
   readonly retries?: Partial<RetryPolicy>;
 }

@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema, AgentProviderSchema, AgentSkillSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import {
   AgentOptionsError,
+  bridgedCard,
   CommandAgent,
   commandCard,
   EchoAgent,
@@ -21,12 +22,16 @@ import type { HubOptions } from "./hub.js";
 /** Builds a hosted agent of one kind; `optionsKey` names its options in errors ("agents[2].options"). */
 export type AgentFactory = (agent: AgentConfig, optionsKey: string) => HostedAgent;
 
-/** The card of a configured agent: the kind's defaults, overridden by the file's card fields. */
-function cardFor(base: AgentCard, agent: AgentConfig): AgentCard {
+/**
+ * The card of a configured agent: the kind's defaults, overridden by the
+ * file's card fields. A kind's generic name gives way to the agent's id,
+ * unless `ownName` (a remote agent's card names the agent itself).
+ */
+function cardFor(base: AgentCard, agent: AgentConfig, ownName = false): AgentCard {
   const c = agent.card ?? {};
   return create(AgentCardSchema, {
     ...base,
-    name: c.name ?? (agent.id === "echo" ? base.name : agent.id),
+    name: c.name ?? (ownName || agent.id === "echo" ? base.name : agent.id),
     description: c.description ?? base.description,
     version: c.version ?? base.version,
     documentationUrl: c.documentationUrl,
@@ -49,7 +54,13 @@ export const AGENT_FACTORIES: Readonly<Record<string, AgentFactory>> = {
   },
   remote: (agent, key) => {
     const options = parseRemoteAgentOptions(agent.options ?? {}, key, process.env);
-    return { id: agent.id, executor: new RemoteAgent(options), card: cardFor(remoteCard({ name: agent.id, url: options.url }), agent) };
+    const executor = new RemoteAgent(options);
+    return {
+      id: agent.id,
+      executor,
+      card: cardFor(remoteCard({ name: agent.id, url: options.url }), agent),
+      watchCard: (apply) => executor.watchCard((remote) => apply(cardFor(bridgedCard(remote, options.url), agent, true))),
+    };
   },
 };
 
