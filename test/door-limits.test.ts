@@ -119,8 +119,60 @@ describe("HTTP/2 limits", () => {
     expect(await waitUntil(() => c.seen.resets.length > 0 || c.seen.closed, 5_000)).toBe(true);
     expect(c.seen.answers).toBe(0);
     c.destroy();
+    const counted = await refusals(t.hub.url, "limits.maxHeaderBytes");
     const h1 = await fetch(t.hub.url, { method: "POST", headers: { "content-type": "application/json", "x-big": "z".repeat(40_000) }, body: "{}" });
     expect(h1.status).toBe(431);
+    expect(await refusals(t.hub.url, "limits.maxHeaderBytes")).toBe(counted + 1);
+  });
+
+  it("HTTP/1.1 headers that never finish are answered 408 and counted as limits.headersTimeoutMs", async () => {
+    const slow = await startTestHub({ headersTimeoutMs: 300, metrics: { tokenHash: hashToken(SCRAPE_TOKEN) } });
+    try {
+      const socket = await rawConnection(slow.url);
+      socket.write("POST / HTTP/1.1\r\nHost: x\r\nx-slow: ");
+      let text = "";
+      socket.on("data", (b: Buffer) => (text += b.toString()));
+      expect(await closedWithin(socket, 5_000)).toBe(true);
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(await refusals(slow.url, "limits.headersTimeoutMs")).toBe(1);
+    } finally {
+      await slow.stop();
+    }
+  });
+});
+
+describe("HTTP/2 session memory", () => {
+  /** Opens 90 streams whose requests carry 16 KB of headers and never send a body; the RST_STREAM codes they get. */
+  const openHeavyStreams = async (url: string): Promise<number[]> => {
+    const c = await rawH2(url);
+    await waitUntil(() => false, 100); // the server's SETTINGS acknowledged
+    for (let i = 0; i < 90 && !c.seen.closed; i++) await c.open(1 + 2 * i, postHeaders("x", [["x-pad", "p".repeat(16_000)]]), false);
+    await waitUntil(() => false, 500);
+    expect(c.seen.closed).toBe(false);
+    c.destroy();
+    return c.seen.resets;
+  };
+
+  it("a session past limits.maxSessionMemoryMiB has its new streams refused with ENHANCE_YOUR_CALM; the session and other clients go on", async () => {
+    const t = await startTestHub({ connectionLimits: { maxSessionMemoryMiB: 1 } });
+    try {
+      const resets = await openHeavyStreams(t.url);
+      expect(resets.length).toBeGreaterThan(0);
+      expect(resets.length).toBeLessThan(90);
+      expect(new Set(resets)).toEqual(new Set([H2_ERROR.ENHANCE_YOUR_CALM]));
+      expect((await t.client("grpc").sendMessage(textRequest("after the heavy session"))).payload.case).toBe("task");
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("the default session memory holds the same streams without refusing any", async () => {
+    const t = await startTestHub();
+    try {
+      expect(await openHeavyStreams(t.url)).toEqual([]);
+    } finally {
+      await t.stop();
+    }
   });
 });
 

@@ -100,6 +100,7 @@ export type DoorRefusal =
   | "limits.maxConnectionsPerAddress"
   | "limits.maxRefusalsPerAddress"
   | "limits.headersTimeoutMs"
+  | "limits.maxHeaderBytes"
   | "h2.flood"
   | "h2.protocolError";
 

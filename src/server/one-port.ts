@@ -1,8 +1,11 @@
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
-import { dropOnOverflow, expireBody } from "../bindings/http/index.js";
+import { dropOnOverflow } from "../bindings/http/index.js";
 import type { QueueOverflowError } from "../execution/index.js";
+import { ANSWER_GRACE_MS, armBodyTimeout, bodyReceived, closeIfBodyLeftLarge, dropExchange, dropRest, isH2, mayLeaveLargeBody, type Exchange } from "./exchange.js";
+import { answerClientError } from "./h1-client-errors.js";
+import { watchSessionIdle } from "./session-idle.js";
 import { calmOnFlood, ConnectionGate, DEFAULT_DOOR_LIMITS, http2Limits, REFUSED_REQUEST_WEIGHT, type DoorLimits, type DoorRefusal } from "./door-limits.js";
 
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
@@ -26,16 +29,6 @@ export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
  * and lets go a second before it. Shutdown closes idle connections at once.
  */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-/** An HTTP/2 session that has served requests and has none open is closed (GOAWAY) after this. */
-const H2_IDLE_TIMEOUT_MS = 5 * 60_000;
-/** How much of an unwanted body is discarded, after a keep-alive answer, before the connection is closed instead. */
-const DRAIN_BYTES = 1024 * 1024;
-/** How long an unwanted body may take to be discarded, after a keep-alive answer. */
-const DRAIN_MS = 2_000;
-/** How long a half-closed connection discards what the client still sends before it is destroyed. */
-const LINGER_MS = 2_000;
-/** After a body timeout, how long the facade has to answer before the exchange is dropped. */
-const ANSWER_GRACE_MS = 1_000;
 
 /** Options of the one-port server. */
 export interface OnePortOptions {
@@ -128,8 +121,10 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     for (const s of sockets) if (s.remoteAddress === address) s.destroy();
   };
   const refused = (reason: DoorRefusal, socket: net.Socket | undefined): void => {
-    // A session ended for how it behaved counts against its address; a connection over a limit does not.
-    if (!reason.startsWith("limits.maxConnections") && reason !== "limits.maxRefusalsPerAddress") strike(socket?.remoteAddress);
+    // A session ended for how it behaved counts against its address; a connection over a limit does not,
+    // and a header section too large (a browser's cookies can be) counts as one refused request.
+    if (reason === "limits.maxHeaderBytes") strike(socket?.remoteAddress, REFUSED_REQUEST_WEIGHT);
+    else if (!reason.startsWith("limits.maxConnections") && reason !== "limits.maxRefusalsPerAddress") strike(socket?.remoteAddress);
     options.onRefusal?.(reason, socket?.remoteAddress);
   };
   /** The socket whose HTTP/2 session is being made (the session's own is a proxy that cannot destroy it). */
@@ -198,6 +193,8 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
     },
     onRequest,
   );
+  // Node's parser gave up on a request (headers too slow or too large): counted like every refusal at the door.
+  http1.on("clientError", (error: NodeJS.ErrnoException, socket: net.Socket) => answerClientError(error, socket, (reason) => refused(reason, socket)));
   // The HTTP/1.1 server never listens itself (connections are handed to it),
   // so it is told it does: that starts its connection tracking, without
   // which neither closeIdleConnections() nor the timeouts above would work.
@@ -368,187 +365,4 @@ export function createOnePortServer(handler: Handler, options: OnePortOptions = 
       for (const s of sockets) s.destroy();
     },
   };
-}
-
-function isH2(req: Request): req is http2.Http2ServerRequest {
-  return "stream" in req;
-}
-
-/** One request and its answer, with the HTTP/1.1 socket kept: Node detaches it once the answer is written. */
-interface Exchange {
-  readonly req: Request;
-  readonly res: Response;
-  readonly socket: net.Socket | undefined;
-}
-
-/** Ends one exchange without an answer: its HTTP/2 stream is reset, or its HTTP/1.1 connection closed. */
-function dropExchange(x: Exchange, code: number): void {
-  if (isH2(x.req)) {
-    if (!x.req.stream.destroyed) x.req.stream.close(code);
-  } else {
-    x.socket?.destroy();
-  }
-}
-
-/**
- * Stops receiving a body after the answer went out. An HTTP/2 stream is
- * reset with NO_ERROR (RFC 9113 §8.1). On HTTP/1.1 a close with unread
- * bytes is a TCP reset, which can destroy the answer before the client has
- * read it, so the body is discarded rather than left unread:
- * - an answer that promised keep-alive discards up to DRAIN_BYTES within
- *   DRAIN_MS and keeps the connection (the client may already be sending
- *   its next request on it);
- * - past that, or when the answer said Connection: close, the connection
- *   is half-closed (FIN after the answer) and what still comes is
- *   discarded for LINGER_MS before it is destroyed (RFC 9112 §9.6).
- * Either way a huge body is never read to its end.
- */
-function dropRest(x: Exchange): void {
-  if (isH2(x.req)) {
-    if (!x.req.stream.destroyed) x.req.stream.close(http2.constants.NGHTTP2_NO_ERROR);
-    return;
-  }
-  const req = x.req;
-  const socket = x.socket;
-  if (!socket) return;
-  // Node ends a Connection: close answer with destroySoon, which destroys the socket as soon as the FIN is
-  // out: with the body still coming that is a reset right behind the answer, and a client busy sending
-  // meets the reset on its next write and can lose the answer it had not read yet. The close is ours.
-  socket.removeListener("finish", socket.destroy);
-  let left = DRAIN_BYTES;
-  let timer: NodeJS.Timeout;
-  const linger = (): void => {
-    clearTimeout(timer);
-    left = Number.POSITIVE_INFINITY;
-    socket.end();
-    timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  };
-  const onData = (chunk: Buffer): void => {
-    left -= chunk.length;
-    if (left < 0) linger();
-  };
-  const done = (): void => {
-    clearTimeout(timer);
-    req.off("data", onData);
-    req.off("end", done);
-    socket.off("close", done);
-  };
-  req.on("data", onData);
-  req.once("end", done);
-  socket.once("close", done);
-  req.resume();
-  if (keepAlivePromised(x.res as http.ServerResponse)) timer = setTimeout(linger, DRAIN_MS);
-  else linger();
-}
-
-/**
- * Whether a request's body may hold more than DRAIN_BYTES: a Content-Length
- * over it, or none (chunked). Only such a request has its answer's
- * writeHead wrapped (closeIfBodyLeftLarge).
- *
- * Why not wrap every answer, as the hub did: a POST's body is never
- * complete when its request is handed over (Node parses it afterwards), so
- * every JSON-RPC, REST and Connect call put a closure of its own on its
- * ServerResponse, the kind of per-object shape docs/hot-path-objects.md
- * is about. Measured with --trace-gc on a hub cut down to this server
- * answering a fixed body: scavenges of ~7.9 ms with the wrapper on every
- * answer, ~0.9 ms without.
- */
-function mayLeaveLargeBody(req: http.IncomingMessage): boolean {
-  const declared = Number(req.headers["content-length"]);
-  return !Number.isFinite(declared) || declared > DRAIN_BYTES;
-}
-
-/**
- * An HTTP/1.1 answer given while the request body may still hold more than
- * DRAIN_BYTES (a Content-Length over it, or chunked) says Connection: close:
- * that body will not be read to its end, and a connection that promised
- * keep-alive cannot be closed without racing the client's next request.
- * Node writes the head in writeHead, explicit or implicit, so this is the
- * last moment the promise can still be changed.
- */
-function closeIfBodyLeftLarge(res: http.ServerResponse, req: http.IncomingMessage): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
-    if (!bodyReceived(req)) this.shouldKeepAlive = false;
-    return (writeHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
-  } as typeof res.writeHead;
-}
-
-/** Whether an HTTP/1.1 answer left its connection open for another request. */
-function keepAlivePromised(res: http.ServerResponse): boolean {
-  return res.shouldKeepAlive && !/close/i.test(String(res.getHeader("connection") ?? ""));
-}
-
-/** Whether the client has sent the whole body (it may not have been read yet). */
-function bodyReceived(req: Request): boolean {
-  if (isH2(req)) return req.stream.destroyed || req.stream.state.remoteClose === 1 || req.stream.endAfterHeaders;
-  // RFC 9112 §6.3: with neither Transfer-Encoding nor Content-Length there is no body
-  // (Node sets `complete` only after the handler has run, even then).
-  return req.complete || (req.headers["transfer-encoding"] === undefined && Number(req.headers["content-length"] ?? 0) === 0);
-}
-
-/**
- * Gives the client `ms` to finish sending the body. Past it, a facade
- * reading the body answers 408 (the connection closes after it); any other
- * exchange is dropped. Returns what stops the timer, which the exchange's
- * close calls; a timer that finds the body in (it ended before the answer
- * closed) does nothing.
- */
-function armBodyTimeout(x: Exchange, ms: number): (() => void) | undefined {
-  const { req, res } = x;
-  if (bodyReceived(req)) return undefined;
-  let fallback: NodeJS.Timeout | undefined;
-  const timer = setTimeout(() => {
-    if (bodyReceived(req)) return;
-    if (!expireBody(req, ms)) {
-      dropExchange(x, http2.constants.NGHTTP2_CANCEL);
-      return;
-    }
-    // The rest of the body is not wanted: an HTTP/2 stream is reset once
-    // the answer is out (see onRequest); HTTP/1.1 closes the connection.
-    if (!isH2(req) && !res.headersSent) {
-      (res as http.ServerResponse).shouldKeepAlive = false;
-    }
-    fallback = setTimeout(() => dropExchange(x, http2.constants.NGHTTP2_CANCEL), ANSWER_GRACE_MS);
-  }, ms);
-  return () => {
-    clearTimeout(timer);
-    clearTimeout(fallback);
-  };
-}
-
-/**
- * An HTTP/2 session with no stream open is closed (GOAWAY): after
- * `firstMs` if it never opened one (a preface and silence), after
- * H2_IDLE_TIMEOUT_MS once it has served requests. A stream open keeps it,
- * however quiet (a subscription waiting for events).
- *
- * One idle timer per session, re-armed (`refresh`) whenever its last
- * stream closes and ignored while a stream is open, rather than a timer
- * made at each close and cleared at the next stream: a client that sends
- * one call at a time closes its last stream on every call.
- */
-function watchSessionIdle(session: http2.ServerHttp2Session, firstMs: number, onSilent: () => void): void {
-  let open = 0;
-  let served = false;
-  const closeIfIdle = (): void => {
-    if (open !== 0 || session.closed || session.destroyed) return;
-    if (!served) onSilent();
-    session.close();
-  };
-  let timer = setTimeout(closeIfIdle, firstMs);
-  session.on("stream", (stream) => {
-    open++;
-    if (!served) {
-      served = true;
-      clearTimeout(timer);
-      timer = setTimeout(closeIfIdle, H2_IDLE_TIMEOUT_MS);
-      timer.unref();
-    }
-    stream.once("close", () => {
-      if (--open === 0) timer.refresh();
-    });
-  });
-  session.once("close", () => clearTimeout(timer));
 }
