@@ -72,9 +72,9 @@ describe("the bench's head-to-head targets", () => {
   // The host's speed halves between rounds 1 and 3; a share is taken run by run, so that cancels.
   const section = [
     row("versus-sdk-memory-jsonrpc", "baseline", [[1000, undefined], [500, undefined], [800, undefined]]),
-    row("versus-sdk-memory-grpc", "baseline", [[1200, 1000], [600, 500], [960, 800]]),
+    row("versus-sdk-memory-grpc-grpcjs", "baseline", [[1200, 1000], [600, 500], [960, 800]]),
     row("versus-hub-jsonrpc", "a2a-hub", [[2100, 1000], [1000, 500], [1700, 800]]),
-    row("versus-hub-grpc", "a2a-hub", [[1900, 1000], [950, 500], [1500, 800]]),
+    row("versus-hub-grpc-grpcjs", "a2a-hub", [[1900, 1000], [950, 500], [1500, 800]]),
   ];
 
   it("give each row the median of its per-run shares, and the baseline 1", () => {
@@ -89,10 +89,10 @@ describe("the bench's head-to-head targets", () => {
     expect(jsonrpc.verdict).toBe("MET");
     expect(jsonrpc.measured).toMatch(/^2\.10× \(3 runs side by side/);
     const grpc = targets.find((t) => t.target.startsWith("gRPC unary"))!;
-    // 1.9 / 1.2: the hub's gRPC share over the SDK gRPC's.
+    // 1.9 / 1.2: the hub's gRPC share over the SDK gRPC's, both under grpc-js.
     expect(grpc.measured).toMatch(/^1\.58×/);
     expect(grpc.verdict).toBe("MET");
-    const vsJsonRpc = targets.find((t) => t.target.startsWith("gRPC SendMessage ≥"))!;
+    const vsJsonRpc = targets.find((t) => t.target.startsWith("gRPC (grpc-js) SendMessage ≥"))!;
     expect(vsJsonRpc.measured).toMatch(/^0\.90×/);
     // REST was not in this section: not measured, rather than judged from nothing.
     expect(targets.find((t) => t.target.startsWith("REST"))!.verdict).toBe("not measured");

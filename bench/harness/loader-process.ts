@@ -40,6 +40,39 @@ export function timedRun(t: RunTally): TimedRun {
 }
 
 /**
+ * One timed run of a unary loader: each slot keeps calling, one call after
+ * another, for `durationSec`. A call resolves with why its answer is wrong,
+ * or undefined; a wrong answer counts as an error, not as a call served.
+ */
+export async function timedCalls(slots: ReadonlyArray<() => Promise<string | undefined>>, durationSec: number): Promise<TimedRun> {
+  const now = () => Number(process.hrtime.bigint()) / 1e6;
+  const latencies: number[] = [];
+  let ok = 0;
+  let errors = 0;
+  const firstProblems: string[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = now();
+  const end = t0 + durationSec * 1000;
+  await Promise.all(
+    slots.map(async (call) => {
+      while (now() < end) {
+        const started = now();
+        const problem = await call();
+        if (problem === undefined) {
+          ok++;
+          latencies.push(now() - started);
+        } else {
+          errors++;
+          if (firstProblems.length < 3) firstProblems.push(problem);
+        }
+      }
+    }),
+  );
+  const detail = { errors, timeouts: 0, non2xx: 0, mismatches: 0, ...(firstProblems.length ? { first: firstProblems } : {}) };
+  return timedRun({ ok, seconds: (now() - t0) / 1000, latencies, detail, cpu: process.cpuUsage(cpu0) });
+}
+
+/**
  * A unary loader's main: a warm-up run, then `runs` timed runs with
  * `MARK start|end <i>` around each (the parent meters the server's CPU
  * between them), then the result.

@@ -47,7 +47,10 @@ function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>):
 
 /** Which SDK row a hub row is compared with: same wire family, in-memory and SQLite. */
 function sdkPeers(row: UnaryRow): [string, string] {
-  return row.loader === "h2" ? ["sdk-memory-grpc", "sdk-sqlite-grpc"] : ["sdk-memory-jsonrpc", "sdk-sqlite-jsonrpc"];
+  if (row.loader === "h2") return ["sdk-memory-grpc", "sdk-sqlite-grpc"];
+  // The SDK's gRPC under grpc-js is the peer of every binary or HTTP/2 client stack; it has no SQLite row under one.
+  if (row.loader !== "autocannon") return ["sdk-memory-grpc-grpcjs", "sdk-sqlite-grpc"];
+  return ["sdk-memory-jsonrpc", "sdk-sqlite-jsonrpc"];
 }
 
 /**
@@ -61,7 +64,10 @@ function ceilingOf(row: UnaryRow): string | undefined {
   if (row.id.endsWith("-grpcweb")) return "bare-connect-grpcweb";
   if (row.id.endsWith("-connect-h1")) return "bare-connect-h1";
   if (row.id.endsWith("-connect-h2")) return "bare-connect-h2";
-  if (row.id === "sdk-memory-grpc" || row.id === "sdk-sqlite-grpc") return undefined;
+  if (row.id.startsWith("sdk-") && row.id.includes("-grpc")) return undefined;
+  if (row.id.endsWith("-grpc-grpcjs") || row.id.endsWith("-grpc-connect")) return "bare-connect-grpc";
+  if (row.id.endsWith("-connect-h2-connect")) return "bare-connect-h2";
+  if (row.id.endsWith("-grpcweb-connect")) return "bare-connect-grpcweb";
   if (row.id.endsWith("-grpc")) return "bare-connect-grpc";
   return "bare-node";
 }
@@ -182,7 +188,7 @@ function versusTable(rows: readonly UnaryRow[]): string {
   const out: string[][] = [];
   for (const row of rows) {
     if (row.status !== "ok") {
-      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", ""]);
+      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", "", ""]);
       continue;
     }
     const mine = share(row.id);
@@ -194,6 +200,7 @@ function versusTable(rows: readonly UnaryRow[]): string {
         row.binding,
         row.loader,
         ...loadCells(row, i),
+        pct(c.serverCpu.median),
         us === undefined ? "—" : String(Math.round(us)),
         times(mine ?? NaN),
         hub ? times(ratio(mine, share(`versus-${sdkPeers(row)[0]}`))) : "",
@@ -202,7 +209,7 @@ function versusTable(rows: readonly UnaryRow[]): string {
     });
   }
   return table(
-    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU µs/call", "÷ SDK in-memory JSON-RPC, side by side", "÷ SDK in-memory, same wire family", "÷ hub JSON-RPC"],
+    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU busy", "server CPU µs/call", "÷ SDK in-memory JSON-RPC, side by side", "÷ SDK in-memory, same wire family", "÷ hub JSON-RPC"],
     out,
   );
 }

@@ -1,3 +1,4 @@
+import type { ClientStack } from "./client-stacks.js";
 import type { GcTally } from "./gc-trace.js";
 import type { Spread } from "./stats.js";
 
@@ -36,7 +37,8 @@ export interface UnaryRow {
   readonly group: "baseline" | "a2a-hub";
   readonly server: string;
   readonly binding: string;
-  readonly loader: "autocannon" | "h2";
+  /** autocannon, the bench's own h2 loader, or a client stack (harness/client-stacks.ts). */
+  readonly loader: "autocannon" | "h2" | ClientStack;
   status: MeasureStatus;
   note?: string;
   readonly cells: UnaryCell[];

@@ -15,7 +15,7 @@
  */
 import * as http2 from "node:http2";
 import { exchangeProblem } from "../harness/h2-probe.js";
-import { loaderConfig, printResult, runTimed, timedRun, type TimedRun } from "../harness/loader-process.js";
+import { loaderConfig, printResult, runTimed, timedCalls } from "../harness/loader-process.js";
 import { h2Body, type H2Kind } from "../harness/request-bodies.js";
 
 interface Config {
@@ -30,7 +30,6 @@ interface Config {
 
 const config = loaderConfig<Config>();
 const target = new URL(config.url);
-const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** One call on `session`; resolves with why its answer is wrong, or undefined. */
 function call(session: http2.ClientHttp2Session): Promise<string | undefined> {
@@ -61,37 +60,10 @@ function connect(): Promise<http2.ClientHttp2Session> {
   });
 }
 
-async function once(sessions: http2.ClientHttp2Session[], durationSec: number): Promise<TimedRun> {
-  const latencies: number[] = [];
-  let ok = 0;
-  let errors = 0;
-  const firstProblems: string[] = [];
-  const cpu0 = process.cpuUsage();
-  const t0 = now();
-  const end = t0 + durationSec * 1000;
-  await Promise.all(
-    sessions.map(async (s) => {
-      while (now() < end) {
-        const started = now();
-        const problem = await call(s);
-        if (problem === undefined) {
-          ok++;
-          latencies.push(now() - started);
-        } else {
-          errors++;
-          if (firstProblems.length < 3) firstProblems.push(problem);
-        }
-      }
-    }),
-  );
-  const detail = { errors, timeouts: 0, non2xx: 0, mismatches: 0, ...(firstProblems.length ? { first: firstProblems } : {}) };
-  return timedRun({ ok, seconds: (now() - t0) / 1000, latencies, detail, cpu: process.cpuUsage(cpu0) });
-}
-
 async function main(): Promise<void> {
   const sessions = await Promise.all(Array.from({ length: config.connections }, connect));
   try {
-    await runTimed(config, (sec) => once(sessions, sec));
+    await runTimed(config, (sec) => timedCalls(sessions.map((s) => () => call(s)), sec));
   } finally {
     for (const s of sessions) s.close();
   }

@@ -17,7 +17,22 @@ import { measureInterleaved } from "./interleaved-rows.js";
 import { rowSpecs } from "./unary-throughput.js";
 
 /** The unary rows the targets compare, the baseline first; ids in this section are `versus-<unary id>`. */
-export const VERSUS_ROWS = ["sdk-memory-jsonrpc", "sdk-memory-grpc", "hub-jsonrpc", "hub-rest", "hub-connect-h1", "hub-connect-h2", "hub-grpc", "hub-grpcweb"] as const;
+export const VERSUS_ROWS = [
+  "sdk-memory-jsonrpc",
+  "sdk-memory-grpc-grpcjs",
+  "hub-jsonrpc",
+  "hub-rest",
+  "hub-connect-h1",
+  "hub-grpc-grpcjs",
+  "hub-grpc-connect",
+  "hub-connect-h2-connect",
+  "hub-grpcweb-connect",
+  // The bench's own h2 loader: the server's ceiling, not judged.
+  "sdk-memory-grpc",
+  "hub-connect-h2",
+  "hub-grpc",
+  "hub-grpcweb",
+] as const;
 
 /** Untimed load per server before the rounds, as in the telemetry section (telemetry-cost.ts says why). */
 const SETTLE_SEC = { quick: 4, full: 15 } as const;

@@ -10,6 +10,7 @@ import { exchangeProblem, h2Exchange } from "../harness/h2-probe.js";
 import { runLoader, type TimedRun } from "../harness/loader-process.js";
 import { CpuMeter, MachineMeter, rssBytes } from "../harness/proc-stats.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
+import { stackChannel, type ClientStack } from "../harness/client-stacks.js";
 import { h2Body, PER_REQUEST_ID, type H2Kind } from "../harness/request-bodies.js";
 import { checkBody, type CheckName } from "../harness/response-checks.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
@@ -18,7 +19,8 @@ import { spread, type Spread } from "../harness/stats.js";
 
 export type Load =
   | { tool: "autocannon"; path: string; headers: Readonly<Record<string, string>>; body: string; check: CheckName }
-  | { tool: "h2"; path: string; headers: Readonly<Record<string, string>>; kind: H2Kind; onGrpcPort: boolean };
+  | { tool: "h2"; path: string; headers: Readonly<Record<string, string>>; kind: H2Kind; onGrpcPort: boolean }
+  | { tool: "client"; stack: ClientStack; onGrpcPort: boolean };
 
 /** One row of the table: how to start its server and how to load it. */
 export interface RowSpec {
@@ -36,8 +38,9 @@ export interface RowSpec {
 
 /** The base URL the load goes to: the SDK serves gRPC on a port of its own. */
 function loadUrl(srv: ServerUnderTest, load: Load): string {
-  const base = load.tool === "h2" && load.onGrpcPort && srv.grpcUrl ? srv.grpcUrl : srv.url;
-  return base + load.path;
+  const base = load.tool !== "autocannon" && load.onGrpcPort && srv.grpcUrl ? srv.grpcUrl : srv.url;
+  // A client stack is given the base URL and names the RPC itself.
+  return load.tool === "client" ? base : base + load.path;
 }
 
 /** Sends the exact request of the load once and returns why it is wrong, "404" when nothing serves it, or undefined. */
@@ -48,6 +51,12 @@ async function probe(url: string, load: Load): Promise<{ problem?: string }> {
     if (res.status === 404) return { problem: "404" };
     if (res.status !== 200 || !checkBody(load.check, text)) return { problem: `HTTP ${res.status}: ${text.slice(0, 300)}` };
     return {};
+  }
+  if (load.tool === "client") {
+    const channel = stackChannel(load.stack, url);
+    const problem = await channel.call();
+    channel.close();
+    return { problem: problem && /\b404\b|unimplemented/i.test(problem) ? "404" : problem };
   }
   const x = await h2Exchange(url, load.headers, h2Body(load.kind));
   if (x.status === 404) return { problem: "404" };
@@ -98,7 +107,9 @@ export async function loadCell(ctx: BenchContext, srv: ServerUnderTest, spec: Ro
   const [script, config] =
     load.tool === "autocannon"
       ? ["bench/loaders/autocannon-loader.ts", { url, headers: load.headers, body: load.body, check: load.check, ...timing }]
-      : ["bench/loaders/h2-loader.ts", { url, headers: load.headers, kind: load.kind, ...timing }];
+      : load.tool === "h2"
+        ? ["bench/loaders/h2-loader.ts", { url, headers: load.headers, kind: load.kind, ...timing }]
+        : ["bench/loaders/client-loader.ts", { url, stack: load.stack, ...timing }];
   const result = await runLoader<{ error?: string; warmupErrors: number; warmupRequests: number; runs: TimedRun[] }>(
     script,
     config,
@@ -238,7 +249,8 @@ export class RowSession {
 
 /** A row with no figures yet. */
 export function emptyRow(spec: RowSpec): UnaryRow {
-  return { id: spec.id, group: spec.group, server: spec.server, binding: spec.binding, loader: spec.load.tool, status: "ok", cells: [] };
+  const loader = spec.load.tool === "client" ? spec.load.stack : spec.load.tool;
+  return { id: spec.id, group: spec.group, server: spec.server, binding: spec.binding, loader, status: "ok", cells: [] };
 }
 
 /** Marks a row failed with the first lines of the error. */

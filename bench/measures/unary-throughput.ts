@@ -111,6 +111,32 @@ export function rowSpecs(): RowSpec[] {
       start: hub,
       load: grpcWeb,
     },
+    // The same calls through the client stacks users run: grpc-js (the SDK's GrpcTransport) and connect-node.
+    {
+      id: "sdk-memory-grpc-grpcjs", group: "baseline", server: `${SDK} InMemoryTaskStore`, binding: "gRPC SendMessage (h2c)", a2a: true,
+      start: (ctx) => startSdk(ctx.pinning, "memory", ctx.freshDir("sdk-memory")),
+      load: { tool: "client", stack: "grpc-js", onGrpcPort: true },
+    },
+    {
+      id: "hub-grpc-grpcjs", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "gRPC SendMessage (h2c)", a2a: true,
+      start: hub,
+      load: { tool: "client", stack: "grpc-js", onGrpcPort: true },
+    },
+    {
+      id: "hub-grpc-connect", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "gRPC SendMessage (h2c)", a2a: true,
+      start: hub,
+      load: { tool: "client", stack: "connect-grpc", onGrpcPort: true },
+    },
+    {
+      id: "hub-connect-h2-connect", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "Connect unary JSON (h2c)", a2a: true,
+      start: hub,
+      load: { tool: "client", stack: "connect-h2", onGrpcPort: false },
+    },
+    {
+      id: "hub-grpcweb-connect", group: "a2a-hub", server: "a2a-hub, durable SQLite", binding: "gRPC-Web SendMessage (h2c)", a2a: true,
+      start: hub,
+      load: { tool: "client", stack: "connect-grpcweb", onGrpcPort: false },
+    },
   ];
 }
 
