@@ -17,6 +17,7 @@ import type { BenchResults } from "./harness/results.js";
 import { measureProfile } from "./measures/cpu-profile-run.js";
 import { measureFanout } from "./measures/fan-out.js";
 import { measureHeadToHead } from "./measures/head-to-head.js";
+import { measureLatencyBudget } from "./measures/latency-budget.js";
 import { measurePostgres } from "./measures/postgres-store.js";
 import { measureStore } from "./measures/store-scale.js";
 import { measureStreaming } from "./measures/streaming.js";
@@ -46,6 +47,10 @@ async function main(): Promise<void> {
     }
     if (options.sections.has("versus")) {
       results.headToHead = await measureHeadToHead(ctx);
+      write();
+    }
+    if (options.sections.has("latency")) {
+      results.latency = await measureLatencyBudget(ctx);
       write();
     }
     if (options.sections.has("telemetry")) {

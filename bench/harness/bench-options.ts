@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 /** The sections `npm run bench` can run, in the order it runs them. */
-export const SECTIONS = ["unary", "versus", "telemetry", "streaming", "fanout", "store", "postgres", "profile"] as const;
+export const SECTIONS = ["unary", "versus", "latency", "telemetry", "streaming", "fanout", "store", "postgres", "profile"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run is told: how long, how much, which sections. */

@@ -214,6 +214,20 @@ function versusTable(rows: readonly UnaryRow[]): string {
   );
 }
 
+/** The latency budget: one line per binding, p50 / p99 at each concurrency. */
+function latencyTable(rows: readonly UnaryRow[]): string {
+  const levels = [...new Set(rows.flatMap((r) => r.cells.map((c) => c.connections)))].sort((a, b) => a - b);
+  const out = rows.map((row) => [
+    row.binding,
+    row.loader,
+    ...levels.map((n) => {
+      const c = row.cells.find((x) => x.connections === n);
+      return row.status !== "ok" ? row.status : c ? `${ms(c.p50Ms.median)} / ${ms(c.p99Ms.median)} (${int(c.rps.median)} req/s)` : "—";
+    }),
+  ]);
+  return table(["binding", "client", ...levels.map((n) => `${n} in flight: p50 / p99 ms`)], out);
+}
+
 /** The whole report as Markdown: header, targets, one section per measure, notes. */
 export function renderReport(results: BenchResults, options: BenchOptions, machine: MachineInfo, pinning: CpuPinning, wallSec: number): string {
   const parts: string[] = [];
@@ -256,6 +270,15 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
         `Each server first settles under untimed load, then they are loaded in turn, in ${rounds} rounds, each round giving every one a warm-up and one timed run: the SDK's in-memory JSON-RPC (the baseline) first, the others after it in an order that rotates from round to round, and the baseline once more at the end. ` +
         "Each run is divided by the baseline as it stood at that moment (interpolated between the baseline's runs around it), and a row's share of the baseline is the median of those ratios; a ratio between two other rows divides their shares, so the host's drift cancels in both. The targets above are judged from this section.\n\n" +
         versusTable(results.headToHead),
+    );
+  }
+
+  if (results.latency && results.latency.length > 0) {
+    parts.push(
+      "## Latency budget\n\n" +
+        "SendMessage on one hub, each binding through its users' client (autocannon for the HTTP/1.1 facades, grpc-js for gRPC, connect-node for Connect h2 and gRPC-Web), at 1, 8, 32 and 128 calls in flight, one after another. " +
+        "A change that buys req/s at 32 by queueing calls shows here as a higher p50 at 1 and 8.\n\n" +
+        latencyTable(results.latency),
     );
   }
 
@@ -366,7 +389,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   }
 
   const notes: string[] = [];
-  for (const r of [...results.unary, ...(results.headToHead ?? []), ...(results.telemetry ?? [])]) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
+  for (const r of [...results.unary, ...(results.headToHead ?? []), ...(results.latency ?? []), ...(results.telemetry ?? [])]) if (r.note || r.verification) notes.push(`- ${r.id}: ${[r.verification, r.note].filter(Boolean).join("; ")}`);
   for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
   if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
   if (results.store?.note) notes.push(`- store: ${results.store.note}`);

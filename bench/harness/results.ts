@@ -160,6 +160,8 @@ export interface BenchResults {
   unary: UnaryRow[];
   /** Issue 16's ratio rows measured side by side (ids versus-<unary id>; head-to-head.ts). */
   headToHead?: UnaryRow[];
+  /** p50/p99 per binding at 1, 8, 32 and 128 calls in flight (measures/latency-budget.ts). */
+  latency?: UnaryRow[];
   /** Unary rows of the hub with telemetry off and each part of it on (ids telemetry-<binding>-<variant>). */
   telemetry?: UnaryRow[];
   streams: StreamRow[];
