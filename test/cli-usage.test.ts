@@ -60,11 +60,11 @@ describe("usage and version", { timeout: 120_000 }, () => {
       expect(help.stdout).toContain(env);
     }
     for (const key of LIMIT_KEYS) expect(help.stdout).toMatch(new RegExp(`${limitEnvName(key)} +limits\\.${key}\\n`));
-    // Every variable the configuration reads is in the help and in the README, whichever list it is kept in.
-    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    // Every variable the configuration reads is in the help and in the configuration reference's list.
+    const reference = readFileSync(join(REPO_ROOT, "docs/configuration.md"), "utf8");
     for (const env of configVariables()) {
       expect(help.stdout, env).toContain(env);
-      expect(readme, `README.md names ${env}`).toContain(env);
+      expect(reference, `docs/configuration.md names ${env}`).toContain(env);
     }
     expect(help.stdout.split("\n").every((line) => line.length <= 80)).toBe(true);
   });

@@ -78,9 +78,9 @@ function generate(lang: "python" | "go"): Promise<string> {
   return dir;
 }
 
-/** The README's one ```python block. */
+/** The one ```python block of docs/development.md. */
 function readmePython(): string {
-  const blocks = [...readFileSync(join(REPO_ROOT, "README.md"), "utf8").matchAll(/^```python\n([\s\S]*?)^```$/gm)];
+  const blocks = [...readFileSync(join(REPO_ROOT, "docs/development.md"), "utf8").matchAll(/^```python\n([\s\S]*?)^```$/gm)];
   expect(blocks).toHaveLength(1);
   return blocks[0]![1]!;
 }
@@ -131,7 +131,7 @@ describe("clients in other languages, generated from proto/ with buf", () => {
     180_000,
   );
 
-  it.skipIf(pythonMissing)("the README's Python example runs as written against a live hub (its address aside) and prints COMPLETED", async () => {
+  it.skipIf(pythonMissing)("the Python example in docs/development.md runs as written against a live hub (its address aside) and prints COMPLETED", async () => {
     const dir = await generate("python");
     const example = readmePython();
     expect(example).toContain('"127.0.0.1:41241"');
