@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
+import { onPath, skipsWithout } from "./helpers/outside-tools.js";
 
 const run = promisify(execFile);
 const GOCODE = "/usr/share/gocode";
@@ -23,28 +24,19 @@ function pythonWithGrpc(): string | undefined {
   return undefined;
 }
 
-function has(command: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const python = pythonWithGrpc();
 const pythonMissing = !python
   ? "python3-grpcio/python3-protobuf"
-  : !has("protoc")
+  : !onPath("protoc")
     ? "protoc (protobuf-compiler)"
-    : !has("grpc_python_plugin")
+    : !onPath("grpc_python_plugin")
       ? "grpc_python_plugin (protobuf-compiler-grpc)"
       : undefined;
-const goMissing = !has("go")
+const goMissing = !onPath("go")
   ? "go (golang-go)"
   : !existsSync(join(GOCODE, "src/google.golang.org/grpc"))
     ? "golang-google-grpc-dev"
-    : !has("protoc-gen-go-grpc")
+    : !onPath("protoc-gen-go-grpc")
       ? "protoc-gen-go-grpc"
       : undefined;
 
@@ -107,10 +99,7 @@ function expectReport(report: ClientReport, sentText: string, streamedText: stri
  * line with the packages that enable them; with A2A_HUB_REQUIRE_CLIENTS set (.ci/run sets it) that is an error.
  */
 function noticeSkip(client: string, missing: string | undefined, packages: string): void {
-  if (!missing) return;
-  const line = `client-codegen.test.ts: the ${client} client tests are skipped: ${missing} not installed; to run them, apt-get install ${packages}`;
-  if (process.env.A2A_HUB_REQUIRE_CLIENTS) throw new Error(`A2A_HUB_REQUIRE_CLIENTS is set but ${line}`);
-  console.warn(line);
+  skipsWithout({ file: "client-codegen.test.ts", what: `the ${client} client tests`, missing: missing ? [missing] : [], packages, requiredBy: "A2A_HUB_REQUIRE_CLIENTS" });
 }
 noticeSkip("Python", pythonMissing, "protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf");
 noticeSkip("Go", goMissing, "golang-go golang-google-protobuf-dev golang-google-grpc-dev protoc-gen-go-grpc");

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, cli } from "./helpers/cli-process.js";
 import { missingCommands, skipsWithout } from "./helpers/outside-tools.js";
-import { BUILD_FLAGS, debianImage, nodeBaseImage, ok, Podman } from "./helpers/podman.js";
+import { debianImage, nodeBaseImage, ok, Podman } from "./helpers/podman.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 
 /**
@@ -50,7 +50,7 @@ describe.skipIf(skip)("the container image", () => {
     podman = await Podman.probe(debian);
     const base = await nodeBaseImage(podman, debian);
     const started = Date.now();
-    ok(await podman.cmd(["build", ...BUILD_FLAGS, "--build-arg", `BASE=${base}`, "-t", IMAGE, REPO_ROOT], 900_000), "podman build");
+    ok(await podman.build(["--build-arg", `BASE=${base}`, "-t", IMAGE, REPO_ROOT], 900_000), "podman build");
     const size = (await podman.cmd(["image", "inspect", IMAGE, "--format", "{{.Size}}"])).stdout.trim();
     console.log(`container.test.ts: built ${IMAGE} in ${((Date.now() - started) / 1000).toFixed(0)} s, ${(Number(size) / 1e6).toFixed(0)} MB on a ${base} base`);
     // The hub's config and TLS files, mounted read-only and readable by the image's user (the key is a test fixture).
