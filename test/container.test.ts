@@ -1,14 +1,13 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, cli } from "./helpers/cli-process.js";
 import { missingCommands, skipsWithout } from "./helpers/outside-tools.js";
 import { debianImage, nodeBaseImage, ok, Podman } from "./helpers/podman.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { freePort, REPO_ROOT } from "./helpers/server-process.js";
 
 /**
  * The Containerfile, built and run with Debian's podman. No image registry is
@@ -29,17 +28,6 @@ const TOKEN = "container-test-token-3f9a";
 const IMAGE = "localhost/a2a-hub-test:latest";
 const NAME = `a2a-hub-test-${process.pid}`;
 const VOLUME = `a2a-hub-test-data-${process.pid}`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(skip)("the container image", () => {
   let podman: Podman;
