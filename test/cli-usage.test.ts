@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { LIMIT_KEYS, limitEnvName, SERVE_OPTIONS } from "../src/server/index.js";
 import { get } from "node:https";
 import { BIN, cli, npmStart, runProcess, startServing, type Run } from "./helpers/cli-process.js";
+import { configVariables } from "./helpers/config-variables.js";
 import { killAllServers, REPO_ROOT, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
 
 /** The a2a-hub command line as a newcomer meets it: usage, --help, --version, and arguments it does not know. */
@@ -60,11 +61,11 @@ describe("usage and version", { timeout: 120_000 }, () => {
       expect(help.stdout).toContain(env);
     }
     for (const key of LIMIT_KEYS) expect(help.stdout).toMatch(new RegExp(`${limitEnvName(key)} +limits\\.${key}\\n`));
-    // Every variable the configuration reads is in the help and in the README, whichever list it is kept in.
-    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    // Every variable the configuration reads is in the help and in the configuration reference's list.
+    const reference = readFileSync(join(REPO_ROOT, "docs/configuration.md"), "utf8");
     for (const env of configVariables()) {
       expect(help.stdout, env).toContain(env);
-      expect(readme, `README.md names ${env}`).toContain(env);
+      expect(reference, `docs/configuration.md names ${env}`).toContain(env);
     }
     expect(help.stdout.split("\n").every((line) => line.length <= 80)).toBe(true);
   });
@@ -223,15 +224,3 @@ describe("npm start still serves", { timeout: 120_000 }, () => {
     }
   });
 });
-
-/** The A2A_HUB_* variables the serve configuration reads, found in its sources (the limit variables come from LIMIT_KEYS). */
-function configVariables(): string[] {
-  const dirs = ["src/server/config", "src/server"].map((d) => join(REPO_ROOT, d));
-  const names = new Set<string>();
-  for (const d of dirs) {
-    for (const f of readdirSync(d).filter((n) => n.endsWith(".ts"))) {
-      for (const m of readFileSync(join(d, f), "utf8").matchAll(/"(A2A_HUB_[A-Z0-9_]*[A-Z0-9])"/g)) names.add(m[1]!);
-    }
-  }
-  return [...names].sort();
-}

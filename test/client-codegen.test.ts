@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
+import { onPath, skipsWithout } from "./helpers/outside-tools.js";
 
 const run = promisify(execFile);
 const GOCODE = "/usr/share/gocode";
@@ -23,28 +24,19 @@ function pythonWithGrpc(): string | undefined {
   return undefined;
 }
 
-function has(command: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const python = pythonWithGrpc();
 const pythonMissing = !python
   ? "python3-grpcio/python3-protobuf"
-  : !has("protoc")
+  : !onPath("protoc")
     ? "protoc (protobuf-compiler)"
-    : !has("grpc_python_plugin")
+    : !onPath("grpc_python_plugin")
       ? "grpc_python_plugin (protobuf-compiler-grpc)"
       : undefined;
-const goMissing = !has("go")
+const goMissing = !onPath("go")
   ? "go (golang-go)"
   : !existsSync(join(GOCODE, "src/google.golang.org/grpc"))
     ? "golang-google-grpc-dev"
-    : !has("protoc-gen-go-grpc")
+    : !onPath("protoc-gen-go-grpc")
       ? "protoc-gen-go-grpc"
       : undefined;
 
@@ -78,9 +70,9 @@ function generate(lang: "python" | "go"): Promise<string> {
   return dir;
 }
 
-/** The README's one ```python block. */
+/** The one ```python block of docs/development.md. */
 function readmePython(): string {
-  const blocks = [...readFileSync(join(REPO_ROOT, "README.md"), "utf8").matchAll(/^```python\n([\s\S]*?)^```$/gm)];
+  const blocks = [...readFileSync(join(REPO_ROOT, "docs/development.md"), "utf8").matchAll(/^```python\n([\s\S]*?)^```$/gm)];
   expect(blocks).toHaveLength(1);
   return blocks[0]![1]!;
 }
@@ -107,10 +99,7 @@ function expectReport(report: ClientReport, sentText: string, streamedText: stri
  * line with the packages that enable them; with A2A_HUB_REQUIRE_CLIENTS set (.ci/run sets it) that is an error.
  */
 function noticeSkip(client: string, missing: string | undefined, packages: string): void {
-  if (!missing) return;
-  const line = `client-codegen.test.ts: the ${client} client tests are skipped: ${missing} not installed; to run them, apt-get install ${packages}`;
-  if (process.env.A2A_HUB_REQUIRE_CLIENTS) throw new Error(`A2A_HUB_REQUIRE_CLIENTS is set but ${line}`);
-  console.warn(line);
+  skipsWithout({ file: "client-codegen.test.ts", what: `the ${client} client tests`, missing: missing ? [missing] : [], packages, requiredBy: "A2A_HUB_REQUIRE_CLIENTS" });
 }
 noticeSkip("Python", pythonMissing, "protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf");
 noticeSkip("Go", goMissing, "golang-go golang-google-protobuf-dev golang-google-grpc-dev protoc-gen-go-grpc");
@@ -131,7 +120,7 @@ describe("clients in other languages, generated from proto/ with buf", () => {
     180_000,
   );
 
-  it.skipIf(pythonMissing)("the README's Python example runs as written against a live hub (its address aside) and prints COMPLETED", async () => {
+  it.skipIf(pythonMissing)("the Python example in docs/development.md runs as written against a live hub (its address aside) and prints COMPLETED", async () => {
     const dir = await generate("python");
     const example = readmePython();
     expect(example).toContain('"127.0.0.1:41241"');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { hasChromium, launchChromium, screenshot, CHROMIUM } from "./helpers/console-browser.js";
+import { skipsWithout } from "./helpers/outside-tools.js";
 import { textRequest, taskOf } from "./helpers/messages.js";
 import { startReceiver } from "./helpers/webhook-receiver.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
@@ -17,7 +18,7 @@ import { EchoAgent, echoCard } from "../src/index.js";
 // A browser start and the first bundle take seconds on a busy 2-core machine.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
-if (!hasChromium) console.warn(`console.test.ts skipped: no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
+skipsWithout({ file: "console.test.ts", what: "the browser tests", missing: hasChromium ? [] : [CHROMIUM], packages: "chromium", requiredBy: "A2A_HUB_REQUIRE_CLIENTS" });
 
 /** A screenshot is not blank: its pixels vary and it has more than a handful of colors. */
 async function expectNotBlank(page: Page, name: string): Promise<void> {

@@ -3,11 +3,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { missingCommands, skipsWithout } from "./helpers/outside-tools.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 
 /**
- * Every command in the README works verbatim, in order. Each
+ * Every command in the manual (the README, then docs/*.md by name) works
+ * verbatim, in order. Each
  * ```sh block runs as written in one bash session (cwd: a view of the
  * repository as a fresh clone, see cloneIn);
  * each ```ts block runs with tsx at its place in the order, and a
@@ -18,14 +20,33 @@ import { REPO_ROOT } from "./helpers/server-process.js";
  */
 
 interface Block {
+  readonly file: string;
   readonly lang: string;
   readonly attrs: string;
   readonly body: string;
 }
 
+/** The manual: the README, then each docs/*.md page in name order (a page's examples may use the README's hub). */
+function manualFiles(): string[] {
+  const docs = readdirSync(join(REPO_ROOT, "docs")).filter((n) => n.endsWith(".md")).sort();
+  return ["README.md", ...docs.map((n) => join("docs", n))];
+}
+
+function manualText(): string {
+  return manualFiles().map((f) => readFileSync(join(REPO_ROOT, f), "utf8")).join("\n");
+}
+
 function readmeBlocks(): Block[] {
-  const text = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-  return [...text.matchAll(/^```(\S*)([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, attrs: m[2]!.trim(), body: m[3]! }));
+  return manualFiles().flatMap((f) =>
+    [...readFileSync(join(REPO_ROOT, f), "utf8").matchAll(/^```(\S*)([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({ file: f, lang: m[1]!, attrs: m[2]!.trim(), body: m[3]! })),
+  );
+}
+
+/** GitHub's anchors for a page's headings: lower case, punctuation dropped, spaces as hyphens. */
+function headingAnchors(text: string): string[] {
+  return [...text.replace(/^```[\s\S]*?^```$/gm, "").matchAll(/^#+ (.*)$/gm)].map((m) =>
+    m[1]!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-"),
+  );
 }
 
 /** The ports the README's examples serve on. */
@@ -61,10 +82,25 @@ const PRELUDE = readFileSync(join(REPO_ROOT, "test/helpers/readme-runner.sh"), "
 
 /** systemd's own checker of unit files, where this machine has it. */
 const SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze";
+const noSystemd = skipsWithout({
+  file: "readme.test.ts",
+  what: "the systemd unit check",
+  missing: missingCommands([SYSTEMD_ANALYZE]),
+  packages: "systemd",
+  requiredBy: "A2A_HUB_REQUIRE_CLIENTS",
+});
+/** The examples' own tools: curl calls the hubs, openssl makes the TLS example's certificate. */
+const noExampleTools = skipsWithout({
+  file: "readme.test.ts",
+  what: "the examples run",
+  missing: missingCommands(["curl", "openssl"]),
+  packages: "curl openssl",
+  requiredBy: "A2A_HUB_REQUIRE_CLIENTS",
+});
 
-describe("the README", () => {
-  it.skipIf(!existsSync(SYSTEMD_ANALYZE))(
-    `its systemd unit passes systemd-analyze verify: known keys, valid values, an executable ExecStart${existsSync(SYSTEMD_ANALYZE) ? "" : " — skipped: systemd-analyze not installed"}`,
+describe("the README and docs/", () => {
+  it.skipIf(noSystemd)(
+    "its systemd unit passes systemd-analyze verify: known keys, valid values, an executable ExecStart",
     () => {
       const units = readmeBlocks().filter((b) => b.lang === "ini");
       expect(units).toHaveLength(1);
@@ -81,8 +117,24 @@ describe("the README", () => {
     },
   );
 
+  it("every relative link in the README and docs/ names a file that exists, and a heading in it when it has an #anchor", () => {
+    const broken: string[] = [];
+    for (const file of manualFiles()) {
+      const text = readFileSync(join(REPO_ROOT, file), "utf8").replace(/^```[\s\S]*?^```$/gm, "");
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, anchor] = target.split("#") as [string, string | undefined];
+        const resolved = path === "" ? join(REPO_ROOT, file) : join(REPO_ROOT, dirname(file), path);
+        if (!existsSync(resolved)) broken.push(`${file}: ${target} (no such file)`);
+        else if (anchor && !headingAnchors(readFileSync(resolved, "utf8")).includes(anchor)) broken.push(`${file}: ${target} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it("writes a different messageId in every example (a reused one would name an earlier message)", () => {
-    const text = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const text = manualText();
     // JSON ("messageId":"x"), TypeScript (messageId: "x") and Python (message_id="x") spellings.
     const ids = [...text.matchAll(/(?:"messageId"|\bmessageId|\bmessage_id)\s*[:=]\s*["']([^"']+)["']/g)].map((m) => m[1]!);
     expect(ids.length).toBeGreaterThanOrEqual(9);
@@ -90,7 +142,7 @@ describe("the README", () => {
     expect(reused, `messageIds used twice: ${reused.join(", ")}`).toEqual([]);
   });
 
-  it("every ```sh and ```ts block runs verbatim, in order, against the servers it starts", { timeout: 300_000 }, async () => {
+  it.skipIf(noExampleTools)("every ```sh and ```ts block runs verbatim, in order, against the servers it starts", { timeout: 300_000 }, async () => {
     const busy = [];
     for (const p of PORTS) if (!(await portFree(p))) busy.push(p);
     expect(busy, `the README's examples serve on ports ${PORTS.join(", ")}; free ${busy.join(", ")} to run this test`).toEqual([]);
@@ -106,7 +158,7 @@ describe("the README", () => {
       const run = blocks.filter((b) => b.lang === "sh" || b.lang === "ts");
       expect(run.length).toBeGreaterThanOrEqual(8);
       run.forEach((b, i) => {
-        script += `\necho "README RUNNER: block ${i + 1} (${b.lang}${b.attrs ? ` ${b.attrs}` : ""})"\n`;
+        script += `\necho "README RUNNER: block ${i + 1} (${b.file}, ${b.lang}${b.attrs ? ` ${b.attrs}` : ""})"\n`;
         if (b.lang === "sh") {
           script += b.body;
         } else {

@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
+import { freePort } from "./server-process.js";
 
 const run = promisify(execFile);
 
@@ -51,18 +51,6 @@ export function noticePostgresSkip(file: string): void {
   const line = `${file} skipped: ${reason}; to run it, ${HOW_TO_ENABLE}`;
   if (process.env.A2A_HUB_REQUIRE_PG) throw new Error(`A2A_HUB_REQUIRE_PG is set but ${line}`);
   console.warn(line);
-}
-
-/** A loopback port nothing listens on now (the server binds it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs a server binary as the cluster's owner. */

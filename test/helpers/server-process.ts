@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -186,4 +187,16 @@ export async function within<T>(ms: number, p: Promise<T>, message: string | (()
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A loopback port nothing listens on now (the server binds it a moment later). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
