@@ -12,7 +12,7 @@ describe("a2a-hub as a library", () => {
     // Inside the package (a gitignored folder), so that "a2a-hub" resolves to it by name.
     mkdirSync(join(REPO_ROOT, ".tmp"), { recursive: true });
     const script = join(REPO_ROOT, ".tmp", `lib-test-${process.pid}.mts`);
-    // Imports the package by its name, as a user's code does.
+    // Imports the package by its name, as a user's code does (its sources: the a2a-hub-source condition of its exports).
     writeFileSync(
       script,
       `import { startHub } from "a2a-hub";\n` +
@@ -22,7 +22,7 @@ describe("a2a-hub as a library", () => {
         `process.stdout.write(JSON.stringify({ url: hub.url, name: card.name }));\n`,
     );
     try {
-      const r = spawnSync(join(REPO_ROOT, "node_modules/.bin/tsx"), [script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+      const r = spawnSync(join(REPO_ROOT, "node_modules/.bin/tsx"), ["--conditions=a2a-hub-source", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toBe("");
       const out = JSON.parse(r.stdout);

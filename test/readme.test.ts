@@ -164,7 +164,9 @@ describe("the README and docs/", () => {
         } else {
           const file = join(tsDir, `block-${i + 1}.mts`);
           writeFileSync(file, b.body);
-          script += b.attrs === "serves" ? `serve_until 'https?://' npx tsx ${JSON.stringify(file)}\n` : `npx tsx ${JSON.stringify(file)}\n`;
+          // The a2a-hub-source condition points "a2a-hub" at src/ (its exports name dist/, which a clone builds only to pack).
+          const tsx = `npx tsx --conditions=a2a-hub-source ${JSON.stringify(file)}`;
+          script += b.attrs === "serves" ? `serve_until 'https?://' ${tsx}\n` : `${tsx}\n`;
         }
       });
       const r = spawnSync("bash", ["-c", script], {

@@ -1,10 +1,16 @@
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
 
 /** The browser app's entry, beside this file (app/main.ts). */
 const ENTRY = fileURLToPath(new URL("./app/main.ts", import.meta.url));
+
+/**
+ * The app bundled by the build (`npm run build`), beside the compiled route:
+ * the published package has neither the app's sources nor esbuild.
+ */
+export const PREBUILT_APP = new URL("./app/app.js", import.meta.url);
 
 /** The console's script, bundled and minified, with a validator for caches. */
 export interface ConsoleBundle {
@@ -17,21 +23,31 @@ export interface ConsoleBundle {
 let built: Promise<ConsoleBundle> | undefined;
 
 /**
- * Bundles the console's browser app with esbuild the first time it is asked
- * for and keeps the result for the life of the process: no build step at
- * install time, no committed output that could go stale, and `npm start`
- * stays fast (esbuild takes well under a second; it is already installed
- * for tsx). A failed build is not cached, so the next request retries.
+ * The console's script, read the first time it is asked for and kept for
+ * the life of the process: the build's bundle when the hub runs compiled,
+ * else (a clone, under tsx or `npm start`) the sources bundled with esbuild
+ * then (well under a second), so no output can go stale. A failure is not
+ * cached, so the next request retries.
  */
 export function consoleBundle(): Promise<ConsoleBundle> {
-  built ??= bundle().catch((e: unknown) => {
+  built ??= load().catch((e: unknown) => {
     built = undefined;
     throw e;
   });
   return built;
 }
 
-async function bundle(): Promise<ConsoleBundle> {
+async function load(): Promise<ConsoleBundle> {
+  const js = await readFile(PREBUILT_APP, "utf8").catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return bundleConsoleApp();
+    throw e;
+  });
+  return { js, gzip: gzipSync(js, { level: 9 }), etag: `"${createHash("sha256").update(js).digest("base64url").slice(0, 27)}"` };
+}
+
+/** Bundles the browser app from its sources (esbuild, a development dependency: the build and a clone have it). */
+export async function bundleConsoleApp(): Promise<string> {
+  const { build } = await import("esbuild");
   const out = await build({
     entryPoints: [ENTRY],
     bundle: true,
@@ -43,6 +59,5 @@ async function bundle(): Promise<ConsoleBundle> {
     legalComments: "none",
     logLevel: "silent",
   });
-  const js = out.outputFiles[0]!.text;
-  return { js, gzip: gzipSync(js, { level: 9 }), etag: `"${createHash("sha256").update(js).digest("base64url").slice(0, 27)}"` };
+  return out.outputFiles[0]!.text;
 }

@@ -3,4 +3,4 @@
  * script (app/, which speaks Connect to the hub with connect-web) and its style.
  */
 export { CONSOLE_PATH, createConsoleRoute, type ConsoleRoute } from "./console-route.js";
-export { consoleBundle, type ConsoleBundle } from "./console-bundle.js";
+export { bundleConsoleApp, consoleBundle, PREBUILT_APP, type ConsoleBundle } from "./console-bundle.js";
