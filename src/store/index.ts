@@ -18,6 +18,7 @@ export type {
   TaskView,
 } from "./task-store.js";
 export type { Fleet, OrphanTask, TaskWake } from "./fleet.js";
+export type { RetentionCutoffs, StoragePart, TaskRetention } from "./task-retention.js";
 export { StoreUnavailableError } from "./store-unavailable.js";
 export { DATABASE_FILE, DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
 export {
