@@ -7,3 +7,5 @@ export { BackupError, backupDataDir, verifyDatabase, type BackupReport } from ".
 export { restoreDataDir, type RestoreOptions } from "./sqlite-restore.js";
 export { cutoffsFor, retentionConfigured, ruleFor, type RetentionPolicy, type RetentionRule } from "./retention-policy.js";
 export { RetentionSweep, type RetentionSweepOptions } from "./retention-sweep.js";
+export { migrateToPostgres, type MigrateOptions, type MigrateReport, type RowCounts } from "./sqlite-to-postgres.js";
+export { MigrateError } from "./postgres-target.js";

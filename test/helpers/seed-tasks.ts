@@ -22,10 +22,10 @@ export interface SeedTask {
   readonly ageMs: number;
   /** Artifacts written (each of two parts, the second appended). */
   readonly artifacts?: number;
-  /** A push config, written before the last status: that status owes it deliveries. */
-  readonly push?: boolean;
-  /** A send-ledger entry (by messageId) naming the task. */
-  readonly sent?: boolean;
+  /** A push config (to this URL, or SEED_WEBHOOK), written before the last status: that status owes it deliveries. */
+  readonly push?: boolean | string;
+  /** A send-ledger entry naming the task, by messageId (and by Idempotency-Key with "both"). */
+  readonly sent?: boolean | "both";
 }
 
 const text = (role: Role, t: string, taskId: string, contextId: string): Message =>
@@ -72,9 +72,10 @@ function writeTask(store: TaskStore, t: SeedTask, nowMs: number): void {
       );
     }
   }
-  if (t.push) store.putPushConfig(t.scope, create(TaskPushNotificationConfigSchema, { id: "hook", taskId: t.id, url: SEED_WEBHOOK }));
+  if (t.push) store.putPushConfig(t.scope, create(TaskPushNotificationConfigSchema, { id: "hook", taskId: t.id, url: typeof t.push === "string" ? t.push : SEED_WEBHOOK }));
   if (t.state !== TaskState.SUBMITTED && t.state !== TaskState.WORKING) status(statusAt(t.state, at, text(Role.AGENT, `now ${TaskState[t.state]}`, t.id, contextId)));
   if (t.sent) store.rememberSent(t.scope, { key: { by: "messageId", value: user.messageId }, fingerprint: new Uint8Array([1, 2, 3]), taskId: t.id });
+  if (t.sent === "both") store.rememberSent(t.scope, { key: { by: "idempotencyKey", value: `key-${t.id}` }, fingerprint: new Uint8Array([4, 5, 6]), taskId: t.id });
 }
 
 /** Settles every delivery the outbox owes now: dead, except those of `pending` tasks, put off by an hour. */
