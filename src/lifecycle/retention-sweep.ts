@@ -23,7 +23,7 @@ export interface RetentionSweepOptions {
   readonly onError?: (error: Error) => void;
 }
 
-/** Free pages given back per step after a pass that deleted tasks. */
+/** Free pages given back per step. */
 const RECLAIM_PAGES = 256;
 /** A batch that deleted nothing (a unit open, another replica sweeping) is tried again this often before the scope waits for the next pass. */
 const RETRIES = 5;
@@ -89,8 +89,13 @@ export class RetentionSweep {
       if (this.stopped) break;
       deleted += await this.sweepScope(scope);
     }
-    // Freed pages back to the file system, a bounded step per turn.
-    if (deleted > 0) while (!this.stopped && (await retention.reclaim(RECLAIM_PAGES)) > 0) await this.pause();
+    // Freed pages back to the file system, a bounded step per turn (every pass: a busy store may have put the last one off).
+    for (let busy = 0; !this.stopped && busy < RETRIES; ) {
+      const given = await retention.reclaim(RECLAIM_PAGES);
+      if (given === 0) break;
+      if (given < 0) busy++;
+      await this.pause();
+    }
     return deleted;
   }
 

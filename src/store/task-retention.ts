@@ -40,6 +40,6 @@ export interface TaskRetention {
   oldest(): Maybe<Array<{ tenant: string; statusMs: number }>>;
   /** What the database takes on disk, by part. */
   size(): Maybe<StoragePart[]>;
-  /** Gives up to `pages` free pages back to the file system; returns how many it gave (0: nothing to give, or not supported). */
+  /** Gives up to `pages` free pages back to the file system; returns how many it gave (0: nothing to give, or not supported; -1: busy now, ask again later). */
   reclaim(pages: number): Maybe<number>;
 }

@@ -105,7 +105,7 @@ export async function wrongAnswers(base: string, tasks: readonly SeededTask[]): 
 }
 
 /** Every page of ListTasks of one (tenant, agent): the ids in order, and the totalSize each page gave. */
-export async function listAll(base: string, tenant: string, agent: string): Promise<{ ids: string[]; totals: number[] }> {
+export async function listAll(base: string, tenant: string, agent: string, maxPages = Number.POSITIVE_INFINITY): Promise<{ ids: string[]; totals: number[] }> {
   const ids: string[] = [];
   const totals: number[] = [];
   let pageToken = "";
@@ -115,7 +115,7 @@ export async function listAll(base: string, tenant: string, agent: string): Prom
     ids.push(...(r.result.tasks ?? []).map((t: { id: string }) => t.id));
     totals.push(r.result.totalSize);
     pageToken = r.result.nextPageToken ?? "";
-  } while (pageToken);
+  } while (pageToken && totals.length < maxPages);
   return { ids, totals };
 }
 
@@ -163,6 +163,23 @@ export function sendLoad(base: string, workers: number): { stop(): Promise<{ lat
       return { latencies, ids };
     },
   };
+}
+
+/**
+ * The test's own reads while it waits: a ListTasks walk and a count of the
+ * deletions per round, until `enough` says so. Run the same in the window
+ * without the sweep and the one with it, so they differ only by the sweep.
+ */
+export async function observe(list: () => Promise<string[]>, deleted: () => Promise<number>, enough: (deleted: number, elapsedMs: number) => boolean, timeoutMs: number): Promise<string[][]> {
+  const pages: string[][] = [];
+  const start = performance.now();
+  for (;;) {
+    pages.push(await list());
+    const n = await deleted();
+    const elapsed = performance.now() - start;
+    if (enough(n, elapsed)) return pages;
+    if (elapsed > timeoutMs) throw new Error(`the sweep did not finish within ${timeoutMs} ms (${n} deleted)`);
+  }
 }
 
 /** The p-th percentile of `xs` (ms). */

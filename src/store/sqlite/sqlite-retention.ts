@@ -49,9 +49,10 @@ export class SqliteRetention implements TaskRetention {
     this.counts = new TaskCounts(db);
     this.byState = db.prepare(`SELECT id, status_ms FROM tasks WHERE tenant = ? AND agent = ? AND state = ? AND status_ms < ? ORDER BY status_ms LIMIT ?`);
     this.row = db.prepare(`SELECT pk, state, status_ms FROM tasks WHERE tenant = ? AND agent = ? AND id = ?`);
-    this.owes = db.prepare(`SELECT 1 AS x FROM push_outbox WHERE task_pk = ? AND dead = 0 LIMIT 1`);
+    // INDEXED BY: without statistics the planner would rather scan the task's scope by primary key, or every live outbox row.
+    this.owes = db.prepare(`SELECT 1 AS x FROM push_outbox INDEXED BY push_outbox_order WHERE task_pk = ? AND dead = 0 LIMIT 1`);
     this.children = CHILD_TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE task_pk = ?`));
-    this.ledger = ["sent_messages", "idempotency_keys"].map((t) => db.prepare(`DELETE FROM ${t} WHERE tenant = ? AND agent = ? AND task_id = ?`));
+    this.ledger = ["sent_messages", "idempotency_keys"].map((t) => db.prepare(`DELETE FROM ${t} INDEXED BY ${t}_by_task WHERE tenant = ? AND agent = ? AND task_id = ?`));
     this.task = db.prepare(`DELETE FROM tasks WHERE pk = ?`);
     this.scopesStmt = db.prepare(`SELECT tenant, agent FROM task_counts GROUP BY tenant, agent HAVING SUM(n) > 0`);
     this.oldestStmt = db.prepare(`SELECT MIN(status_ms) AS ms FROM tasks WHERE tenant = ? AND agent = ?`);
@@ -123,7 +124,9 @@ export class SqliteRetention implements TaskRetention {
   }
 
   reclaim(pages: number): number {
-    if (this.db.inTransaction || (this.db.pragma("auto_vacuum", { simple: true }) as number) !== 2) return 0;
+    if ((this.db.pragma("auto_vacuum", { simple: true }) as number) !== 2) return 0;
+    // Never inside a unit of work: the pages go back at its commit, which must stay short.
+    if (this.db.inTransaction) return -1;
     const before = this.db.pragma("freelist_count", { simple: true }) as number;
     if (before === 0) return 0;
     this.db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
