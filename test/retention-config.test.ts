@@ -37,7 +37,7 @@ describe("retention configuration", () => {
     for (const bad of ["0s", "1.5d", "-1d", "30", "1w"]) {
       expect(errorOf(() => fromFile("", { A2A_HUB_RETENTION_TERMINAL_AFTER: bad })).key, bad).toBe("A2A_HUB_RETENTION_TERMINAL_AFTER");
     }
-    expect(errorOf(() => parseCli(["--retention-interrupted-after", "soon"], {})).key).toBe("--retention-interrupted-after");
+    expect(errorOf(() => parseCli(["--interrupted-after", "soon"], {})).key).toBe("--interrupted-after");
     expect(errorOf(() => fromFile("retention:\n  keep: 1d\n")).key).toBe("retention.keep");
     expect(errorOf(() => fromFile("tenants:\n  - id: a\n    retention: { terminalAfter: forever }\n")).key).toBe("tenants[0].retention.terminalAfter");
   });
@@ -47,7 +47,7 @@ describe("retention configuration", () => {
     const file = files.write("layers.yaml", "retention:\n  terminalAfter: 30d\n  interruptedAfter: 90d\n");
     const env = { A2A_HUB_RETENTION_TERMINAL_AFTER: "7d" };
     const viaEnv = parseCli(["--config", file], env);
-    const viaFlag = parseCli(["--config", file, "--retention-terminal-after", "1h"], env);
+    const viaFlag = parseCli(["--config", file, "--terminal-after", "1h"], env);
     if (viaEnv.command !== "serve" || viaFlag.command !== "serve") throw new Error("expected serve");
     expect(viaEnv.config.retention).toMatchObject({ terminalAfterMs: 7 * DAY, interruptedAfterMs: 90 * DAY });
     expect(viaFlag.config.retention).toMatchObject({ terminalAfterMs: 3_600_000, interruptedAfterMs: 90 * DAY });

@@ -54,14 +54,14 @@ export const SERVE_OPTIONS: readonly OptionDoc[] = [
   },
   { name: "log-level", value: "LEVEL", env: "A2A_HUB_LOG_LEVEL", config: "logLevel", help: "lowest level logged: trace, debug, info (one line per request), warn, error, fatal, silent (info)" },
   {
-    name: "retention-terminal-after",
+    name: "terminal-after",
     value: "DUR",
     env: "A2A_HUB_RETENTION_TERMINAL_AFTER",
     config: "retention.terminalAfter",
     help: "delete tasks this long after they ended (500ms, 1s, 15m, 30d); default: kept; tenants[] and agents[] may set their own",
   },
   {
-    name: "retention-interrupted-after",
+    name: "interrupted-after",
     value: "DUR",
     env: "A2A_HUB_RETENTION_INTERRUPTED_AFTER",
     config: "retention.interruptedAfter",
@@ -113,8 +113,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     trustedProxies: values["trusted-proxy"] as string[] | undefined,
     logLevel: flag("log-level"),
     metricsPort,
-    retentionTerminalAfter: flag("retention-terminal-after"),
-    retentionInterruptedAfter: flag("retention-interrupted-after"),
+    retentionTerminalAfter: flag("terminal-after"),
+    retentionInterruptedAfter: flag("interrupted-after"),
   });
   // Off this machine, tokens need TLS to stay secret and the hub needs tenants to ask for them.
   const missing = [config.tls ? undefined : "TLS (--tls-cert and --tls-key)", config.tenants.length > 0 ? undefined : "tenants (authentication is off)"].filter((m) => m);

@@ -10,7 +10,7 @@ export interface RetentionOverrides {
 
 const KEYS = ["terminalAfter", "interruptedAfter"] as const;
 const ENV = { terminalAfter: "A2A_HUB_RETENTION_TERMINAL_AFTER", interruptedAfter: "A2A_HUB_RETENTION_INTERRUPTED_AFTER" } as const;
-const FLAG = { terminalAfter: "--retention-terminal-after", interruptedAfter: "--retention-interrupted-after" } as const;
+const FLAG = { terminalAfter: "--terminal-after", interruptedAfter: "--interrupted-after" } as const;
 const CLI = { terminalAfter: "retentionTerminalAfter", interruptedAfter: "retentionInterruptedAfter" } as const;
 
 /** `retention: { terminalAfter, interruptedAfter }` at `path`, each a duration. */
