@@ -119,6 +119,28 @@ export async function listAll(base: string, tenant: string, agent: string, maxPa
   return { ids, totals };
 }
 
+/**
+ * Where ListTasks of any (tenant, agent), walked page by page, differs from
+ * a recount: the seeded tasks that must stay and those the load made; every
+ * page's total must be that count.
+ */
+export async function listProblems(base: string, tasks: readonly SeededTask[], made: ReadonlyMap<string, readonly string[]>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const tenant of Object.keys(TOKENS)) {
+    for (const agent of AGENTS) {
+      const kept = tasks.filter((t) => !t.expires && t.scope.tenant === tenant && t.scope.agentId === agent).map((t) => t.id);
+      const want = new Set([...kept, ...(made.get(`${tenant}/${agent}`) ?? [])]);
+      const { ids, totals } = await listAll(base, tenant, agent);
+      const missing = [...want].filter((id) => !ids.includes(id));
+      const extra = ids.filter((id) => !want.has(id));
+      if (missing.length + extra.length > 0 || ids.length !== want.size) problems.push(`${tenant}/${agent}: ${missing.length} missing, ${extra.length} extra, ${ids.length} listed of ${want.size}`);
+      const wrongTotals = totals.filter((n) => n !== want.size);
+      if (wrongTotals.length > 0) problems.push(`${tenant}/${agent}: totals ${wrongTotals.join(", ")} where ${want.size} are`);
+    }
+  }
+  return problems;
+}
+
 /** What every operation on a task answers, over JSON-RPC, REST and gRPC. */
 export async function everyOperation(base: string, tenant: string, agent: string, id: string): Promise<Record<string, Outcome>> {
   const out: Record<string, Outcome> = {};
@@ -180,6 +202,12 @@ export async function observe(list: () => Promise<string[]>, deleted: () => Prom
     if (enough(n, elapsed)) return pages;
     if (elapsed > timeoutMs) throw new Error(`the sweep did not finish within ${timeoutMs} ms (${n} deleted)`);
   }
+}
+
+/** Prints what a retention test measured (figures for the report; never asserted). */
+export function reportSweep(store: string, seeded: number, seedMs: number, swept: number, sweepMs: number, without: readonly number[], during: readonly number[]): void {
+  const figures = (xs: readonly number[]) => `p99 ${percentile(xs, 99).toFixed(1)} ms (p50 ${percentile(xs, 50).toFixed(1)}, n=${xs.length})`;
+  console.log(`retention (${store}): seeded ${seeded} tasks in ${seedMs.toFixed(0)} ms; swept ${swept} in ${sweepMs.toFixed(0)} ms; SendMessage ${figures(without)} without the sweep, ${figures(during)} during it`);
 }
 
 /** The p-th percentile of `xs` (ms). */
