@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { unpackRows } from "../store/encoding/index.js";
+import { unpackRows } from "../store/index.js";
 import { emptyChildren, ordered, type ChildRows } from "./dump-order.js";
 import type { LedgerDump, TaskDump } from "./task-dump.js";
 
