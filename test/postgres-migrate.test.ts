@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { migrateToPostgres } from "../src/lifecycle/index.js";
 import { DATABASE_FILE, SqliteTaskStore, type TaskStore } from "../src/store/index.js";
-import { cli } from "./helpers/cli-process.js";
+import { spawn } from "node:child_process";
+import { BIN, runProcess } from "./helpers/cli-process.js";
+import { withPgClient } from "./helpers/pg-client.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { AGENTS, rpc, TOKENS } from "./helpers/retention-scenario.js";
 import { seedTasks, type SeedTask } from "./helpers/seed-tasks.js";
@@ -162,28 +164,43 @@ describe.skipIf(!hasPostgres)("a2a-hub migrate from SQLite to PostgreSQL", { tim
   it("an interrupted migration resumes where it stopped and verifies; a target holding other data is refused unless --merge", async () => {
     const { dir, tasks } = await seedHub(3_000, "http://127.0.0.1:9/hook", 20, 20);
     const url = await cluster().createDatabase();
+    const migrate = (args: string[]) => runProcess(process.execPath, [BIN, "migrate", ...args], { timeoutMs: 180_000 });
+    const imports = () => withPgClient(url, async (c) => (await c.query(`SELECT last_pk, finished_at FROM sqlite_imports`)).rows);
+
+    // Killed (SIGKILL) once its first batch has committed: nothing after the last commit is kept.
+    const child = spawn(process.execPath, [BIN, "migrate", "--from", dir, "--to", url], { stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => d.includes("copied") && child.kill("SIGKILL"));
+    await new Promise((r) => child.once("exit", r));
+    const [killed] = await imports();
+    expect(killed.finished_at).toBeNull();
+    expect(Number(killed.last_pk)).toBeLessThan(tasks.length);
+
+    // Interrupted again, in process, after one more batch.
     await expect(
       migrateToPostgres({
         from: dir,
         to: url,
         batch: 200,
-        onBatch: (copied) => {
-          if (copied >= 1_000) throw new Error("interrupted");
+        onBatch: () => {
+          throw new Error("interrupted");
         },
       }),
     ).rejects.toThrow("interrupted");
+    const [again] = await imports();
+    expect(Number(again.last_pk)).toBe(Number(killed.last_pk) + 200);
 
-    const resumed = await cli(["migrate", "--from", dir, "--to", url]);
+    const resumed = await migrate(["--from", dir, "--to", url]);
     expect(resumed.stderr.replace(/copied \d+ tasks\r/g, "")).toBe("");
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(new RegExp(`^migrated \\(resumed\\): 2000 tasks copied by this run, ${tasks.length} verified by checksum`));
+    expect(resumed.stdout).toMatch(new RegExp(`^migrated \\(resumed\\): ${tasks.length - Number(again.last_pk)} tasks copied by this run, ${tasks.length} verified by checksum`));
+    expect(await withPgClient(url, async (c) => (await c.query(`SELECT COUNT(*)::integer AS n FROM tasks`)).rows[0].n)).toBe(tasks.length);
 
     const other = await seedHub(50, "http://127.0.0.1:9/hook", 0, 0);
-    const refused = await cli(["migrate", "--from", other.dir, "--to", url]);
+    const refused = await migrate(["--from", other.dir, "--to", url]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("the target already holds data (3000 tasks and send-ledger entries)");
     // Merging, the other hub's tasks with the same ids as tasks already there are kept as the target has them.
-    const merged = await cli(["migrate", "--from", other.dir, "--to", url, "--merge"]);
+    const merged = await migrate(["--from", other.dir, "--to", url, "--merge"]);
     expect(merged.code).toBe(0);
     expect(merged.stdout).toMatch(/^migrated: 0 tasks copied by this run, 0 verified by checksum, 50 already in the target kept/);
   });

@@ -1,7 +1,7 @@
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
 import { PostgresTaskStore, type StoreScope } from "../src/store/index.js";
+import { withPgClient } from "./helpers/pg-client.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
 import { seedTasks, settleSeededDeliveries } from "./helpers/seed-tasks.js";
 import { startTestHub } from "./helpers/test-hub.js";
@@ -14,16 +14,6 @@ noticePostgresSkip("postgres-retention.test.ts");
 const DAY = 86_400_000;
 const BULK = 2_000;
 const RETENTION_LOCK = "27358465695970659";
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 describe.skipIf(!hasPostgres)("retention on PostgreSQL", { timeout: 240_000 }, () => {
   const cluster = clusterForTests();
@@ -85,7 +75,7 @@ describe.skipIf(!hasPostgres)("retention on PostgreSQL", { timeout: 240_000 }, (
       await b.stop();
     }
 
-    await withClient(url, async (c) => {
+    await withPgClient(url, async (c) => {
       const orphans: Record<string, number> = {};
       for (const t of ["history", "artifacts", "artifact_parts", "events", "push_configs", "push_outbox", "push_delivery_log"]) {
         orphans[t] = (await c.query(`SELECT COUNT(*)::integer AS n FROM ${t} WHERE task_pk NOT IN (SELECT pk FROM tasks)`)).rows[0].n;
@@ -108,7 +98,7 @@ describe.skipIf(!hasPostgres)("retention on PostgreSQL", { timeout: 240_000 }, (
       await seedTasks(store, [{ scope, id: "old", state: TaskState.COMPLETED, ageMs: 2 * DAY }]);
       const cutoffs = { terminalBeforeMs: Date.now() - DAY };
       expect(await store.retention.expired(scope, cutoffs, 10)).toEqual(["old"]);
-      await withClient(url, async (other) => {
+      await withPgClient(url, async (other) => {
         await other.query("SELECT pg_advisory_lock($1::bigint)", [RETENTION_LOCK]);
         expect(await store.retention.delete(scope, cutoffs, ["old"])).toEqual([]);
         await other.query("SELECT pg_advisory_unlock($1::bigint)", [RETENTION_LOCK]);
