@@ -18,6 +18,8 @@ export const USAGE = `usage: a2a-hub <command> [options]      a2a-hub <command> 
                         copy a data directory's database while a hub serves
   restore --from FILE --data DIR [--force]
                         put a verified backup in place (no hub may hold DIR)
+  migrate --from DIR --to postgres://… [--merge]
+                        copy a stopped SQLite hub into PostgreSQL, verified
   mcp --url <url>       serve a hub's or agent's agents as MCP tools over stdio
 
   card <url>            show an agent's card and the interface the client picks
@@ -66,7 +68,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === "--version") return print(io, `a2a-hub ${packageVersion()}\n`);
     if (command === "serve") return await serve(rest, io);
     if (command === "hash-token") return hashTokenCommand(rest, io);
-    if (command === "backup" || command === "restore") return await runDataCommand(command, rest, io);
+    if (Object.hasOwn(DATA_COMMANDS, command)) return await runDataCommand(command as keyof typeof DATA_COMMANDS, rest, io);
     if (command === "mcp") return await mcpCommand(rest, io);
     if (Object.hasOwn(CLIENT_COMMANDS, command)) return await runClientCommand(command, rest, io);
     if (command.startsWith("-")) throw new UsageError(`unknown option ${command} (options go after the command: a2a-hub <command> ${command})`);
@@ -93,7 +95,7 @@ function usageOf(args: readonly string[]): string {
   if (of === undefined) return USAGE;
   if (of === "serve") return serveUsage(SERVE_OPTIONS);
   if (of === "hash-token") return HASH_TOKEN_USAGE;
-  if (of === "backup" || of === "restore") return DATA_COMMANDS[of];
+  if (Object.hasOwn(DATA_COMMANDS, of)) return DATA_COMMANDS[of as keyof typeof DATA_COMMANDS];
   if (of === "mcp") return MCP_USAGE;
   if (Object.hasOwn(CLIENT_COMMANDS, of)) return clientUsage(of);
   throw new UsageError(`help: unknown command ${JSON.stringify(of)} (commands: ${COMMANDS.join(", ")})`);

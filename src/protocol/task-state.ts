@@ -1,7 +1,11 @@
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 
-const TERMINAL = new Set<TaskState>([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
-const INTERRUPTED = new Set<TaskState>([TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED]);
+/** §4.1.3: the states that end a task. */
+export const TERMINAL_STATES: readonly TaskState[] = [TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED];
+/** §3.2.2: the states that pause a task for the client. */
+export const INTERRUPTED_STATES: readonly TaskState[] = [TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED];
+const TERMINAL = new Set<TaskState>(TERMINAL_STATES);
+const INTERRUPTED = new Set<TaskState>(INTERRUPTED_STATES);
 
 /** §4.1.3: COMPLETED, FAILED, CANCELED and REJECTED end a task for good. */
 export function isTerminal(state: TaskState): boolean {

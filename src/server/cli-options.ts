@@ -53,6 +53,20 @@ export const SERVE_OPTIONS: readonly OptionDoc[] = [
     help: "let push notifications go to this private range; repeatable",
   },
   { name: "log-level", value: "LEVEL", env: "A2A_HUB_LOG_LEVEL", config: "logLevel", help: "lowest level logged: trace, debug, info (one line per request), warn, error, fatal, silent (info)" },
+  {
+    name: "terminal-after",
+    value: "DUR",
+    env: "A2A_HUB_RETENTION_TERMINAL_AFTER",
+    config: "retention.terminalAfter",
+    help: "delete tasks this long after they ended (500ms, 1s, 15m, 30d); default: kept; tenants[] and agents[] may set their own",
+  },
+  {
+    name: "interrupted-after",
+    value: "DUR",
+    env: "A2A_HUB_RETENTION_INTERRUPTED_AFTER",
+    config: "retention.interruptedAfter",
+    help: "delete input-required and auth-required tasks untouched this long; default: kept",
+  },
   { name: "metrics-port", value: "N", env: "A2A_HUB_METRICS_PORT", config: "metrics.port", help: "also serve /metrics, /healthz and /readyz on this port" },
 ];
 
@@ -99,6 +113,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     trustedProxies: values["trusted-proxy"] as string[] | undefined,
     logLevel: flag("log-level"),
     metricsPort,
+    retentionTerminalAfter: flag("terminal-after"),
+    retentionInterruptedAfter: flag("interrupted-after"),
   });
   // Off this machine, tokens need TLS to stay secret and the hub needs tenants to ask for them.
   const missing = [config.tls ? undefined : "TLS (--tls-cert and --tls-key)", config.tenants.length > 0 ? undefined : "tenants (authentication is off)"].filter((m) => m);

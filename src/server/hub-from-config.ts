@@ -121,6 +121,7 @@ export function hubOptionsFromConfig(config: HubConfig, source?: ConfigSource, f
     },
     cardSigning: cardSigningOf(config, where),
     readinessDrainMs: config.readinessDrainMs,
+    retention: config.retention && { policy: config.retention },
     // MCP's protected-resource metadata (RFC 9728) names the identity providers whose tokens the hub takes.
     mcp: config.auth?.jwt.length ? { authorizationServers: config.auth.jwt.map((j) => j.issuer) } : undefined,
     metrics: config.metrics.enabled ? { tenantLabel: config.metrics.tenantLabel, tokenHash: config.metrics.tokenHash, port: config.metrics.port } : false,

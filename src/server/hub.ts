@@ -20,6 +20,7 @@ import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http
 import type { DoorLimits } from "./door-limits.js";
 import { createOnePortServer, type OnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
+import { startRetention, type RetentionOptions } from "./retention-runner.js";
 
 /** How to start a hub. */
 export interface HubOptions {
@@ -31,6 +32,8 @@ export interface HubOptions {
   readonly dataDir?: string;
   /** Keep tasks in PostgreSQL instead of SQLite (then `dataDir` is not used): a postgres:// URL and the connections kept at most (default 10). */
   readonly store?: { readonly url: string; readonly poolSize?: number; readonly leaseMs?: number };
+  /** Delete settled tasks once they outlive the policy (a background sweep); default: everything is kept. */
+  readonly retention?: RetentionOptions;
   /** The agents to host; default one echo agent. */
   readonly agents?: readonly HostedAgent[];
   /** Public base URL for agent cards; default from the request's Host. */
@@ -375,6 +378,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
       return lastOutbox;
     },
   });
+  const retention = startRetention({ store, engine: inner.engine, metrics, logger, options: options.retention });
   const metricsPort = options.metrics ? options.metrics.port : undefined;
   const metricsServer = scrape && metricsPort !== undefined ? await listenMetricsPort(metricsPort, host, (req, res) => health(req, res) || scrape(req, res)) : undefined;
   const metricsUrl = metricsServer && `http://${host.includes(":") ? `[${host}]` : host}:${(metricsServer.address() as AddressInfo).port}/`;
@@ -401,6 +405,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
         // Agents keep running meanwhile: a unary call or a stream whose task
         // ends within the grace period gets its answer or its last event.
         await server.drained(grace);
+        await retention?.stop();
         // What is still open then is ended: runs aborted (the restart fails
         // their tasks), streams closed after the events they already have.
         await core.stop();

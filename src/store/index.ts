@@ -18,7 +18,10 @@ export type {
   TaskView,
 } from "./task-store.js";
 export type { Fleet, OrphanTask, TaskWake } from "./fleet.js";
+export type { RetentionCutoffs, StoragePart, TaskRetention } from "./task-retention.js";
 export { StoreUnavailableError } from "./store-unavailable.js";
+/** SQLite's packed rows (several events or parts in one row), as a migration reads them. */
+export { unpackRows } from "./encoding/index.js";
 export { DATABASE_FILE, DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
 export {
   MIGRATIONS as POSTGRES_MIGRATIONS,

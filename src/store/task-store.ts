@@ -8,6 +8,7 @@ import type {
   TaskStatus,
 } from "../../gen/a2a/v1/a2a_pb.js";
 import type { Fleet } from "./fleet.js";
+import type { TaskRetention } from "./task-retention.js";
 
 /** The boundary of every query (§13.1): a tenant and one of the agents it calls. */
 export interface StoreScope {
@@ -221,6 +222,9 @@ export interface TaskStore {
 
   /** Throws when the store cannot answer a query now (readiness). */
   ping?(): Maybe<void>;
+
+  /** Deleting tasks that have outlived their retention (lifecycle/retention-sweep.ts). */
+  readonly retention?: TaskRetention;
 }
 
 /** The delivery record of one push config. */

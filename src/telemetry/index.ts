@@ -7,3 +7,4 @@ export { instrumentStore, type StoreProbeOptions } from "./store-probe.js";
 export { instrumentAgent } from "./agent-probe.js";
 export { startTracing, tracingRequested, type TracingConfig, type TracingHandle } from "./tracing-setup.js";
 export { extractTraceContext, hubTracer } from "./trace-context.js";
+export { RetentionMetrics } from "./retention-metrics.js";

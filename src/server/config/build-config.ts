@@ -7,6 +7,7 @@ import { LIMIT_KEYS, LIMIT_RANGE, limitEnvName, type LimitsConfig } from "./limi
 import { isTrustedProxySpec, TRUSTED_PROXY_HINT } from "./trusted-proxy.js";
 import { Checker, configError, type Path } from "./config-checker.js";
 import { authOf, HASH, HASH_HINT, SCOPE, SCOPE_HINT, tenantTokensOf } from "./auth-config.js";
+import { retentionOf, type RetentionOverrides } from "./retention-config.js";
 
 /** Agent kinds the hub can run. */
 export const AGENT_KINDS = ["echo", "command", "remote"] as const;
@@ -20,7 +21,7 @@ function agentsOf(c: Checker, raw: unknown, tenantIds: ReadonlySet<string>): Age
   return raw.map((a, i) => {
     const path = ["agents", i];
     const o = c.object(a, path);
-    c.known(o, path, ["id", "kind", "tenants", "card", "options", "retries", "requiredScopes"]);
+    c.known(o, path, ["id", "kind", "tenants", "card", "options", "retries", "requiredScopes", "retention"]);
     const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
     if (seen.has(id)) c.fail([...path, "id"], `agent ${id} is declared twice`);
     seen.add(id);
@@ -87,7 +88,7 @@ function tenantsOf(c: Checker, raw: unknown): TenantConfig[] {
   return raw.map((t, i) => {
     const path = ["tenants", i];
     const o = c.object(t, path);
-    c.known(o, path, ["id", "tokens"]);
+    c.known(o, path, ["id", "tokens", "retention"]);
     const id = c.string(o.id, [...path, "id"], ID, ID_HINT);
     if (seen.has(id)) c.fail([...path, "id"], `tenant ${id} is declared twice`);
     seen.add(id);
@@ -120,7 +121,7 @@ function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
 }
 
 /** Settings given on the command line; they win over the environment and the file. */
-export interface ConfigOverrides {
+export interface ConfigOverrides extends RetentionOverrides {
   readonly host?: string;
   readonly port?: number;
   readonly dataDir?: string;
@@ -196,7 +197,7 @@ function trustedProxiesOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrid
 export function buildConfig(source: ConfigSource | undefined, env: NodeJS.ProcessEnv, cli: ConfigOverrides = {}): HubConfig {
   const c = new Checker(source);
   const file = source ? c.object(source.data ?? {}, []) : {};
-  c.known(file, [], ["listen", "publicUrl", "dataDir", "store", "insecure", "tls", "trustedProxies", "auth", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs"]);
+  c.known(file, [], ["listen", "publicUrl", "dataDir", "store", "insecure", "tls", "trustedProxies", "auth", "tenants", "agents", "remoteRegistry", "push", "rateLimit", "limits", "cards", "retries", "logLevel", "metrics", "tracing", "readinessDrainMs", "retention"]);
   const listen = file.listen === undefined ? {} : c.object(file.listen, ["listen"]);
   c.known(listen, ["listen"], ["host", "port"]);
   const push = file.push === undefined ? {} : c.object(file.push, ["push"]);
@@ -255,6 +256,7 @@ export function buildConfig(source: ConfigSource | undefined, env: NodeJS.Proces
     retries: byMessageId === undefined ? {} : { byMessageId },
     remoteRegistry,
     cards: cardsOf(c, file.cards),
+    retention: retentionOf(c, file, env, cli),
     ...telemetryOf(c, file, env, cli),
   };
 }

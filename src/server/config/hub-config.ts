@@ -1,4 +1,5 @@
 import type { JwtIssuerConfig } from "../../auth/index.js";
+import type { RetentionPolicy } from "../../lifecycle/index.js";
 import type { LimitsConfig } from "./limits-config.js";
 
 /** An agent's card fields, as the config file declares them (§4.4.1 names). */
@@ -106,6 +107,8 @@ export interface HubConfig {
   readonly metrics: MetricsConfig;
   /** OpenTelemetry traces; the standard OTEL_* variables also turn them on. */
   readonly tracing?: TracingConfig;
+  /** How long settled tasks are kept, hub-wide and per tenant and agent; absent: for ever. */
+  readonly retention?: RetentionPolicy;
   /** How long a graceful stop answers /readyz 503 before it stops accepting (ms); default 0. */
   readonly readinessDrainMs?: number;
 }

@@ -7,3 +7,4 @@ export { LIMIT_KEYS, limitEnvName, type LimitKey, type LimitsConfig } from "./li
 export { programProblem } from "./program-check.js";
 export { readTlsFiles, type TlsFiles } from "./tls-files.js";
 export { isTrustedProxySpec, TRUSTED_PROXY_HINT } from "./trusted-proxy.js";
+export { DURATION_HINT, parseDuration } from "./duration.js";

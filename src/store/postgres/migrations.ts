@@ -1,4 +1,5 @@
 import { APPLY_UNIT_SQL } from "./apply-unit-sql.js";
+import { RETENTION_SQL } from "./retention-sql.js";
 
 /**
  * Forward-only schema migrations of the PostgreSQL store; entry i takes the
@@ -13,6 +14,8 @@ import { APPLY_UNIT_SQL } from "./apply-unit-sql.js";
  *
  * Version 2 adds the function a unit of work is applied by, in one round
  * trip (apply-unit-sql.ts).
+ *
+ * Version 3 adds what retention deletes by (retention-sql.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -169,4 +172,5 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   APPLY_UNIT_SQL,
+  RETENTION_SQL,
 ];

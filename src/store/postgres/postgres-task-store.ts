@@ -27,6 +27,7 @@ import { PostgresPushOutbox } from "./push-outbox.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
 import { conflictRolledBack, StoreFenceError, storeError } from "./store-errors.js";
 import { TaskCache, type CachedTask } from "./task-cache.js";
+import { PostgresRetention } from "./postgres-retention.js";
 import { listStatement, pageOf } from "./task-list.js";
 import { historyLimit, seenOf, taskColumns, taskOf, type LoadedRow } from "./task-loader.js";
 
@@ -107,6 +108,8 @@ export class PostgresTaskStore implements TaskStore {
   /** This replica's id in `tasks.owner` and in its wake-ups (a store without a fleet writes none). */
   private readonly replica: string | null;
 
+  readonly retention: PostgresRetention;
+
   /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
     let db;
@@ -140,6 +143,7 @@ export class PostgresTaskStore implements TaskStore {
       (what, text, values) => this.query(what, text, values),
       this.fleet && { replica: this.fleet.replica, claimMs: OUTBOX_CLAIM_MS },
     );
+    this.retention = new PostgresRetention((what, text, values) => this.query(what, text, values), this.cache);
     const max = options.maxHistoryMessages;
     this.maxHistory = max === undefined || max === Number.POSITIVE_INFINITY ? null : max;
   }
@@ -306,7 +310,9 @@ export class PostgresTaskStore implements TaskStore {
   private async readTask(what: string, scope: StoreScope, taskId: string, sql: string, extra: unknown[] = []): Promise<LoadedRow | undefined> {
     const mark = this.cache.readMark;
     const [row] = await this.query<LoadedRow>(what, sql, [scope.tenant, scope.agentId, taskId, ...extra]);
+    // A task found gone (deleted by retention on any replica) leaves the cache too.
     if (row) this.cache.seen(scope, taskId, seenOf(row), mark);
+    else this.cache.dropped(scope, taskId);
     return row;
   }
 

@@ -85,6 +85,17 @@ export class TaskCache {
     return this.touch(cacheKey(scope, taskId));
   }
 
+  /** Whether a unit (open or in flight) holds writes to the task. */
+  pinned(scope: StoreScope, taskId: string): boolean {
+    return (this.entries.get(cacheKey(scope, taskId))?.pins ?? 0) > 0;
+  }
+
+  /** The task is gone (deleted, or a read found no row): its entry goes, unless a unit holds writes to it. */
+  dropped(scope: StoreScope, taskId: string): void {
+    const key = cacheKey(scope, taskId);
+    if ((this.entries.get(key)?.pins ?? 0) === 0) this.entries.delete(key);
+  }
+
   /** A task created in this process: its log holds the creation event. */
   created(scope: StoreScope, taskId: string, state: TaskState): CachedTask {
     const entry: CachedTask = { key: cacheKey(scope, taskId), taskId, lastSeq: 1, state, sealed: new Map(), pins: 0 };

@@ -15,6 +15,10 @@ export interface ConnectionOptions {
 export function openDatabase(options: ConnectionOptions): Database.Database {
   if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true });
   const db = new Database(options.filename);
+  // Pages freed by retention go back to the file system in small steps
+  // (sqlite-retention.ts). Only a database still empty takes this: an
+  // existing one would need a VACUUM (a full rewrite), which is not done here.
+  db.pragma("auto_vacuum = INCREMENTAL");
   db.pragma("journal_mode = WAL");
   // WAL + NORMAL: a committed transaction survives a process crash; only an
   // OS crash can lose the last few, which is the trade SQLite documents.

@@ -182,6 +182,12 @@ export const MIGRATIONS: readonly string[] = [
   DROP TRIGGER task_counts_insert;
   DROP TRIGGER task_counts_state;
   `,
+  // 11: retention deletes a task's send-ledger entries with it, found by the
+  // task they name; only entries that name a task are indexed.
+  `
+  CREATE INDEX sent_messages_by_task ON sent_messages (tenant, agent, task_id) WHERE task_id IS NOT NULL;
+  CREATE INDEX idempotency_keys_by_task ON idempotency_keys (tenant, agent, task_id) WHERE task_id IS NOT NULL;
+  `,
 ];
 
 /** Runs the migrations the database has not seen yet, each in its own transaction. */

@@ -40,6 +40,7 @@ import { TaskList } from "./task-list.js";
 import { TaskCounts } from "./task-counts.js";
 import { RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
+import { SqliteRetention } from "./sqlite-retention.js";
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions extends ConnectionOptions {
@@ -77,6 +78,8 @@ export class SqliteTaskStore implements TaskStore {
 
   onOutbox?: () => void;
 
+  readonly retention: SqliteRetention;
+
   constructor(options: SqliteStoreOptions) {
     this.db = openDatabase(options);
     this.rows = new TaskRows(this.db);
@@ -105,6 +108,11 @@ export class SqliteTaskStore implements TaskStore {
       },
     });
     this.touchCounter = this.rows.maxTouch();
+    this.retention = new SqliteRetention(this.db, {
+      filename: options.filename,
+      busy: () => this.records.writing,
+      dropped: (scope, taskId) => this.records.dropped(scope, taskId),
+    });
   }
 
   /**

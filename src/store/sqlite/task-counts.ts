@@ -39,6 +39,11 @@ export class TaskCounts {
     this.add(tenant, agent, to, 1);
   }
 
+  /** A task row of (tenant, agent) holding `state` was deleted. */
+  removed(tenant: string, agent: string, state: TaskState): void {
+    this.add(tenant, agent, state, -1);
+  }
+
   /** Writes the summed changes; call inside the transaction that wrote the rows they count. */
   write(): void {
     for (const c of this.changes.values()) if (c.n !== 0) this.addStmt.run(c.tenant, c.agent, c.state, c.n);

@@ -198,6 +198,18 @@ export class TaskRecords {
     this.dirty.add(record);
   }
 
+  /** A task's row was deleted (retention): its record, if held, goes too, so the next lookup finds no task. */
+  dropped(scope: StoreScope, taskId: string): void {
+    const key = keyOf(scope.tenant, scope.agentId, taskId);
+    this.release(key);
+    this.settled.delete(key);
+  }
+
+  /** Whether a record holds changes not yet written (the open transaction's). */
+  get writing(): boolean {
+    return this.dirty.size > 0;
+  }
+
   /** Changes what a record keeps in memory beside its row (its artifact heads), counted against maxBytes like the rest. */
   resize(record: TaskRecord, change: () => void): void {
     const held = this.byKey.peek(keyOf(record.tenant, record.agent, record.id)) === record;
