@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleConsoleApp, PREBUILT_APP } from "../src/console/index.js";
 
@@ -17,8 +17,8 @@ const DIST = join(ROOT, "dist");
 rmSync(DIST, { recursive: true, force: true });
 execFileSync(join(ROOT, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
 
-// PREBUILT_APP is src/console/app/app.js here; the compiled route looks in the same place under dist/.
-const appDir = join(DIST, "src/console/app");
-mkdirSync(appDir, { recursive: true });
-writeFileSync(join(appDir, PREBUILT_APP.pathname.split("/").pop()!), await bundleConsoleApp());
-copyFileSync(join(ROOT, "src/console/app/console.css"), join(appDir, "console.css"));
+// PREBUILT_APP is under src/ here (where nothing is written); the compiled route looks in the same place under dist/.
+const app = join(DIST, relative(ROOT, fileURLToPath(PREBUILT_APP)));
+mkdirSync(dirname(app), { recursive: true });
+writeFileSync(app, await bundleConsoleApp());
+copyFileSync(join(ROOT, "src/console/app/console.css"), join(dirname(app), "console.css"));
