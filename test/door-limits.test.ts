@@ -37,14 +37,14 @@ function closedWithin(socket: import("node:net").Socket, ms: number): Promise<bo
 describe("HTTP/2 limits", () => {
   const t = withTestHub({ metrics: { tokenHash: hashToken(SCRAPE_TOKEN) } });
 
-  it("a client is told SETTINGS_MAX_CONCURRENT_STREAMS 100, the header list size, no HPACK dynamic table, and push is off", async () => {
+  it("a client is told SETTINGS_MAX_CONCURRENT_STREAMS 100, the header list size, RFC 7541's header table size, and push is off", async () => {
     const session = http2.connect(t.hub.url);
     await new Promise<void>((resolve) => session.once("remoteSettings", () => resolve()));
     expect(session.remoteSettings.maxConcurrentStreams).toBe(100);
     expect(session.remoteSettings.maxHeaderListSize).toBe(32 * 1024);
     expect(session.remoteSettings.enablePush).toBe(false);
-    // An HPACK bomb needs a dynamic table to reference; the answer it gets is the client's own bytes.
-    expect(session.remoteSettings.headerTableSize).toBe(0);
+    // Pinned at the default: a proxy that never sends a table-size update (RFC 7541 §4.2) still works.
+    expect(session.remoteSettings.headerTableSize).toBe(4096);
     // And the ordinary calls of a client that honours it go through.
     expect((await t.hub.client("grpc").sendMessage(textRequest("after the settings"))).payload.case).toBe("task");
     session.close();

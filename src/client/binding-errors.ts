@@ -24,11 +24,12 @@ export function nameOfReason(reason: string): A2AErrorName | undefined {
 /**
  * When a code stands for several errors and no ErrorInfo says which, the
  * most general of them: InvalidParams for a bad request, UnsupportedOperation
- * for a refused precondition, Internal for a server failure.
+ * for a refused precondition, Internal for a server failure, and the spec's
+ * TaskNotFound for "not found" (an unknown agent always names itself by reason).
  */
 function pick(candidates: readonly A2AErrorName[]): A2AErrorName | undefined {
   if (candidates.length === 1) return candidates[0];
-  for (const general of ["InvalidParams", "UnsupportedOperation", "Internal"] as const) if (candidates.includes(general)) return general;
+  for (const general of ["InvalidParams", "UnsupportedOperation", "Internal", "TaskNotFound"] as const) if (candidates.includes(general)) return general;
   return undefined;
 }
 

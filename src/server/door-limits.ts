@@ -85,10 +85,11 @@ export function http2Limits(limits: DoorLimits): http2.ServerOptions {
     settings: {
       maxConcurrentStreams: limits.maxStreamsPerConnection,
       maxHeaderListSize: limits.maxHeaderBytes,
-      // HPACK bomb: a header stored in the dynamic table once and referenced by one byte
-      // thousands of times is decoded in full by nghttp2 even past maxHeaderListSize, unseen
-      // by JavaScript. Without a dynamic table every field costs its sender its own bytes.
-      headerTableSize: 0,
+      // RFC 7541's default, pinned. A table of 0 would make an HPACK bomb cost its sender
+      // every byte, but proxies that never send the table-size update it requires (§4.2;
+      // HAProxy 2.6) then fail every request. The bomb is bounded instead: a header block
+      // past maxHeaderListSize ends its session, and maxRefusalsPerAddress bars the sender.
+      headerTableSize: 4096,
       enablePush: false,
     },
   } as http2.ServerOptions;
