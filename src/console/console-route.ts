@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { consoleBundle } from "./console-bundle.js";
+import { createInspectRoute, INSPECT_CALL_PATH, INSPECT_CARD_PATH, type InspectOptions } from "./inspect-route.js";
 
 /** Where the console is served, on the hub's own port. */
 export const CONSOLE_PATH = "/console";
@@ -34,16 +35,28 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** What the console needs from the hub beyond its files. */
+export interface ConsoleOptions extends InspectOptions {
+  /**
+   * Whether the caller may use the inspector (which makes requests from the
+   * hub): on a hub with tenants, only a caller with a valid token. Answers
+   * the refusal itself and returns false when not.
+   */
+  readonly authorize: (req: HttpRequest, res: HttpResponse) => boolean;
+}
+
 /**
  * The web console: its page, its script (bundled on first use) and its
  * style, nothing else. Everything the console shows it gets from the public
  * A2A API and the cards (the hub's card catalog at /v1/a2a/agents), as any
  * browser client would.
  */
-export function createConsoleRoute(): ConsoleRoute {
+export function createConsoleRoute(options: ConsoleOptions): ConsoleRoute {
   let style: Promise<string> | undefined;
+  const inspect = createInspectRoute(options);
 
   return async (req, res, path) => {
+    if (path === INSPECT_CARD_PATH || path === INSPECT_CALL_PATH) return options.authorize(req, res) ? inspect(req, res, path) : undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
       return sendJson(res, 405, { error: { code: 405, status: "METHOD_NOT_ALLOWED", message: `${req.method} is not served under ${CONSOLE_PATH}` } }, { allow: "GET, HEAD" });
     }

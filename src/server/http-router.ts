@@ -8,6 +8,7 @@ import { cardSecurityFields, documentOf, publicCard, type ServedInterface } from
 import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { createMcpRoute, type McpOptions } from "../mcp/index.js";
+import { AddressPolicy } from "../push/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { cardSecurity, type CardSecurity } from "./card-security-of.js";
 import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
@@ -60,6 +61,8 @@ export interface HttpRouterOptions {
   readonly cardSigning?: CardSigning;
   /** The MCP endpoint at /mcp: tools per agent or per skill, and the OAuth issuers its metadata names. */
   readonly mcp?: McpOptions;
+  /** Who the console's inspector may reach (the push webhook policy); default public addresses only. */
+  readonly outboundPolicy?: AddressPolicy;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -151,7 +154,16 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
 
   const cardUrl = (req: HttpRequest, id: string): string => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`;
-  const consoleRoute = createConsoleRoute();
+  const consoleRoute = createConsoleRoute({
+    policy: options.outboundPolicy ?? new AddressPolicy(),
+    logger,
+    // The inspector makes requests from the hub: on a hub with tenants, only for a caller with a valid token.
+    authorize: (req, res) => {
+      const a = admit(req, undefined, "http");
+      if (refuseHttp(res, a.decision)) return false;
+      return a.decision.ok;
+    },
+  });
   const mcp = createMcpRoute({ core, guard, logger, maxBodyBytes, maxJsonDepth, ...options.mcp });
 
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);

@@ -286,6 +286,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     maxJsonDepth: options.maxJsonDepth,
     cardSigning: options.cardSigning,
     mcp: options.mcp,
+    outboundPolicy: policy,
   });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };
