@@ -48,7 +48,7 @@ function dl(rows: readonly [string, string | HTMLElement | undefined][]): HTMLEl
   return h("dl", {}, rows.filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => [h("dt", {}, k), h("dd", {}, v!)]));
 }
 
-function renderCard(c: AgentCard): HTMLElement {
+export function renderCard(c: AgentCard): HTMLElement {
   const cap = c.capabilities;
   const yesNo = (b: boolean | undefined): string => (b ? "yes" : "no");
   return h(

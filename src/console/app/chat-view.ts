@@ -5,7 +5,6 @@ import {
   PartSchema,
   Role,
   TaskState,
-  type Artifact,
   type Message,
   type Part,
   type StreamResponse,
@@ -14,7 +13,7 @@ import {
 } from "../../../gen/a2a/v1/a2a_pb.js";
 import { field, fill, h } from "./dom.js";
 import { errorText, hub, type FetchedCard } from "./hub-client.js";
-import { isTerminal, renderArtifact, renderMessage, stateBadge, stateName, when } from "./parts.js";
+import { isTerminal, mergeArtifact, renderArtifact, renderMessage, stateBadge, stateName, when } from "./parts.js";
 import { onWireFrame, type WireFrame } from "./wire-log.js";
 
 /** The conversation, kept while the page lives so switching views loses nothing. */
@@ -259,23 +258,6 @@ function pushStatus(s: TaskStatus): void {
   const last = state.statuses[state.statuses.length - 1];
   const same = last && last.state === s.state && last.timestamp?.seconds === s.timestamp?.seconds && last.timestamp?.nanos === s.timestamp?.nanos;
   if (!same) state.statuses.push(s);
-}
-
-/** §3.2.4: append adds the parts to the artifact with that id; otherwise the artifact is replaced. */
-function mergeArtifact(list: Artifact[], a: Artifact, append: boolean): void {
-  const i = list.findIndex((x) => x.artifactId === a.artifactId);
-  if (i < 0 || !append) {
-    if (i < 0) list.push(a);
-    else list[i] = a;
-    return;
-  }
-  const have = list[i]!;
-  for (const part of a.parts) {
-    const last = have.parts[have.parts.length - 1];
-    // Text appended to text reads as one text: shown joined, as the agent streamed it.
-    if (last && last.content.case === "text" && part.content.case === "text" && last.mediaType === part.mediaType) last.content.value += part.content.value;
-    else have.parts.push(part);
-  }
 }
 
 async function cancelTask(): Promise<void> {
