@@ -68,12 +68,12 @@ describe.skipIf(!hasChromium)("the console's Inspect view", () => {
     expect(await card.locator(".signature").getAttribute("data-signature")).toBe("unsigned");
     // The token stays in this tab's session storage, not in the page's URL.
     expect(page.url()).not.toContain(TOKEN);
-    for (const [n, binding] of [[1, /^JSONRPC 1\.0/], [2, /^HTTP\+JSON 1\.0/]] as const) {
+    for (const [n, binding, name] of [[1, /^JSONRPC 1\.0/, "JSON-RPC"], [2, /^HTTP\+JSON 1\.0/, "REST"]] as const) {
       await pickInterface(page, binding);
-      await say(page, `hello over ${binding.source}`);
+      await say(page, `hello over ${name}`);
       const turn = page.locator(`.turn[data-turn="${n}"]`);
       await turn.locator('.badge[data-state="COMPLETED"]').waitFor();
-      expect(await turn.locator(".artifact pre").first().textContent()).toBe(`hello over ${binding.source}`);
+      expect(await turn.locator(".artifact pre").first().textContent()).toBe(`hello over ${name}`);
     }
     expect(sdk.received.length).toBe(2);
     expect(sdk.received.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true);

@@ -5,7 +5,7 @@ import { callScopeOf, identificationOf, sendJson, type HttpRequest, type HttpRes
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
 import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/index.js";
 import { cardSecurityFields, documentOf, publicCard, type ServedInterface } from "../cards/index.js";
-import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
+import { CONSOLE_PATH, createConsoleRoute, FAVICON_PATH } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { createMcpRoute, type McpOptions } from "../mcp/index.js";
 import { AddressPolicy } from "../push/index.js";
@@ -189,7 +189,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     }
 
     if (mcp.owns(path)) return mcp.handle(req, res, path, origin.baseUrl);
-    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
+    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`) || path === FAVICON_PATH) return consoleRoute(req, res, path);
 
     if ((path === AGENT_CATALOG_PATH || path === `${AGENT_CATALOG_PATH}/`) && req.method === "GET") {
       // Admitted as the per-agent cards are: the same 401 without a valid token.

@@ -64,9 +64,11 @@ export function awaitsInput(turn: Turn | undefined): boolean {
 /** A turn as read: the message sent (marked when refused), then the answers in the order they came. */
 export function renderTurn(turn: Turn, n: number): HTMLElement {
   const sent = renderMessage(turn.sent);
-  if (turn.refused) {
+  // §3.3.1: a rejected task is the agent refusing the message, as much as an error is.
+  const refused = turn.refused ?? (turn.state === TaskState.REJECTED ? "the agent rejected the task" : undefined);
+  if (refused) {
     sent.classList.add("refused");
-    sent.append(h("p", { class: "refusal", role: "note" }, h("strong", {}, "Refused: "), turn.refused));
+    sent.append(h("p", { class: "refusal", role: "note" }, h("strong", {}, "Refused: "), refused));
   }
   return h(
     "section",
