@@ -42,7 +42,7 @@ let view:
   | undefined;
 
 function fresh(agentId: string): ChatState {
-  return { agentId, contextId: "", statuses: [], updates: new Map(), transcript: [], refused: new Map(), frames: [], calls: 0, busy: false, error: "" };
+  return { agentId, contextId: "", task: undefined, statuses: [], updates: new Map(), transcript: [], refused: new Map(), frames: [], calls: 0, busy: false, error: "" };
 }
 
 // The raw pane: every frame of the chat's own calls, in the order they crossed the wire.
