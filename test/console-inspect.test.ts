@@ -40,6 +40,9 @@ describe("the console's inspector of agents by URL", () => {
     expect(error.message).toMatch(/refused address: 127\.0\.0\.1 is in a private, loopback/);
     expect(lines.find((l) => l.exchange)?.exchange.error).toMatch(/refused address/);
     expect(lines.some((l) => l.exchange?.status)).toBe(false);
+    // Counted with the hub's other refusals.
+    const metrics = await (await fetch(`${guarded.url}metrics`)).text();
+    expect(metrics).toMatch(/a2a_refusals_total\{reason="console\.inspect\.address"\} [1-9]/);
   });
 
   it("refuses a name that resolves to loopback at connect time too", async () => {

@@ -13,7 +13,6 @@ import {
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { readBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { A2AClient, bindingOf, cardUrlsOf, cardVerifier, grpcBaseUrl, parseAgentCard, type BindingName } from "../client/index.js";
-import type { Logger } from "../core/index.js";
 import { guardedLookup, pushUrlRefusal, type AddressPolicy } from "../push/index.js";
 import type { Exchange } from "./exchange.js";
 import { guardedFetch } from "./guarded-fetch.js";
@@ -27,7 +26,8 @@ export const INSPECT_CALL_PATH = "/console/api/call";
 export interface InspectOptions {
   /** The outbound address policy (the push webhook one): no private addresses unless the operator allows them. */
   readonly policy: AddressPolicy;
-  readonly logger: Logger;
+  /** Counts and logs (rate-limited) an address the guard refused; the reason only, never the token. */
+  readonly onRefusal?: (reason: string, address?: string) => void;
   /** Largest card or answer read from an inspected agent; default 4 MiB. */
   readonly maxBytes?: number;
   /** Deadline of a card fetch or a unary call, and of a stream's first event; default 15 s. */
@@ -92,7 +92,7 @@ export function createInspectRoute(options: InspectOptions): (req: HttpRequest, 
       else await call(body, { fetch, policy: options.policy, timeoutMs, signal: abort.signal, grpc: grpcRecorder(onExchange, () => ++ids), line });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      if (/refused address/.test(message)) options.logger.warn("console inspector refused an address", { url: body.url, reason: message });
+      if (/refused address/.test(message)) options.onRefusal?.("console.inspect.address", req.socket?.remoteAddress);
       line({ error: { name: (e as { a2a?: string }).a2a ?? (e as Error).name ?? "Error", message } });
     }
     if (open.size > 0) await new Promise<void>((resolve) => ((settle = resolve), setTimeout(resolve, 2000).unref()));

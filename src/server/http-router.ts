@@ -63,6 +63,8 @@ export interface HttpRouterOptions {
   readonly mcp?: McpOptions;
   /** Who the console's inspector may reach (the push webhook policy); default public addresses only. */
   readonly outboundPolicy?: AddressPolicy;
+  /** Counts and logs an outbound address the inspector's guard refused. */
+  readonly onRefusal?: (reason: string, address?: string) => void;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -156,7 +158,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
   const cardUrl = (req: HttpRequest, id: string): string => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`;
   const consoleRoute = createConsoleRoute({
     policy: options.outboundPolicy ?? new AddressPolicy(),
-    logger,
+    onRefusal: options.onRefusal,
     // The inspector makes requests from the hub: on a hub with tenants, only for a caller with a valid token.
     authorize: (req, res) => {
       const a = admit(req, undefined, "http");

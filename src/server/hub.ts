@@ -287,6 +287,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     cardSigning: options.cardSigning,
     mcp: options.mcp,
     outboundPolicy: policy,
+    onRefusal: (reason, address) => refusals.refuse(reason, address),
   });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };

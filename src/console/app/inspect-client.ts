@@ -1,23 +1,8 @@
+import type { Exchange } from "../exchange.js";
 import { authHeaders } from "./hub-client.js";
 
-/** One HTTP exchange the hub made for the inspector (see src/console/exchange.ts). */
-export interface Exchange {
-  readonly id: number;
-  readonly method: string;
-  readonly url: string;
-  readonly requestHeaders: Record<string, string>;
-  readonly requestBody?: string;
-  readonly status?: number;
-  readonly responseHeaders?: Record<string, string>;
-  readonly headMs?: number;
-  readonly totalMs?: number;
-  readonly bytes?: number;
-  readonly sseIds?: string[];
-  readonly grpcStatus?: string;
-  readonly grpcMessage?: string;
-  readonly trailers?: Record<string, string>;
-  readonly error?: string;
-}
+/** One HTTP exchange the hub made for the inspector (a type only: nothing of the server is bundled). */
+export type { Exchange };
 
 /** One line of the inspector's answer. */
 export type InspectLine =
