@@ -1,4 +1,11 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildConfig, hubOptionsFromConfig } from "../src/server/index.js";
 import { startSdkAgent, type SdkAgent } from "./fixtures/sdk-agent.js";
 import { tenantHubOptions } from "./helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "./helpers/test-hub.js";
@@ -114,5 +121,47 @@ describe("the console's inspector of agents by URL", () => {
     // Without the token the second hub refuses, and the inspector says so.
     const refused = await inspect(open, "call", { url: other.url, card: card.raw, interfaceIndex: 0, operation: "send", request: { message: { messageId: "x", role: "ROLE_USER", parts: [{ text: "hi" }] } } });
     expect(refused.lines.find((l) => l.error)?.error.message).toMatch(/unauth|401|token/i);
+  });
+
+  it("verifies a signed card with the key its jku names, says so, and reports a tampered card as failed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "a2a-hub-inspect-"));
+    writeFileSync(join(dir, "es256.pem"), generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }));
+    const config = buildConfig({ file: "inline", lineOf: () => undefined, data: { agents: [{ id: "echo", kind: "echo" }], cards: { signing: [{ key: join(dir, "es256.pem"), kid: "k1", alg: "ES256" }], jwksPath: "/keys/jwks.json" } } }, {});
+    const { dataDir: _d, ...options } = hubOptionsFromConfig(config);
+    const signed = await startTestHub(options);
+    let tamperer: Server | undefined;
+    try {
+      const good = (await inspect(open, "card", { url: signed.url })).lines.find((l) => l.card)!.card;
+      expect(good.signature.state).toBe("verified");
+      expect(good.signature.detail).toContain(`${signed.url}keys/jwks.json`);
+      expect(good.signature.detail).toContain("does not say who signed it");
+      const trusted = (await inspect(open, "card", { url: signed.url, jwksUrl: `${signed.url}keys/jwks.json` })).lines.find((l) => l.card)!.card;
+      expect(trusted.signature.detail).toContain("the JWKS URL you trust");
+      // The same card with one word changed, served elsewhere.
+      const doc = { ...(good.raw as Record<string, unknown>), description: "changed after signing" };
+      tamperer = createServer((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc))).listen(0, "127.0.0.1");
+      await new Promise((r) => tamperer!.once("listening", r));
+      const bad = (await inspect(open, "card", { url: `http://127.0.0.1:${(tamperer.address() as AddressInfo).port}/card.json` })).lines.find((l) => l.card)!.card;
+      expect(bad.signature.state).toBe("failed");
+      expect(bad.signature.detail).toContain("does not match the card");
+    } finally {
+      tamperer?.close();
+      await signed.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a v0.3 card as served and as the v1.0 card the client uses", async () => {
+    const v03 = { name: "legacy", description: "a v0.3 agent", url: "http://127.0.0.1:1/rpc", version: "1", protocolVersion: "0.3.0", preferredTransport: "JSONRPC", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
+    const server = createServer((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(v03))).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const card = (await inspect(open, "card", { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })).lines.find((l) => l.card)!.card;
+      expect(card.version).toBe("0.3");
+      expect(card.raw).toEqual(v03);
+      expect(card.card.supportedInterfaces[0]).toMatchObject({ url: "http://127.0.0.1:1/rpc", protocolBinding: "JSONRPC", protocolVersion: "0.3" });
+    } finally {
+      server.close();
+    }
   });
 });
