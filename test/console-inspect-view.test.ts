@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { startSdkAgent, type SdkAgent } from "./fixtures/sdk-agent.js";
@@ -158,6 +160,20 @@ describe.skipIf(!hasChromium)("the console's Inspect view", () => {
     const turn = page.locator('.turn[data-turn="1"]');
     await turn.locator(".message.refused").waitFor();
     expect(await turn.locator(".refusal").textContent()).toMatch(/^Refused: /);
+  });
+
+  it("checks a v0.3 card against v0.3's required fields", async () => {
+    const v03 = { name: "legacy", url: "http://127.0.0.1:1/rpc", version: "1", protocolVersion: "0.3.0", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"], skills: [] };
+    const server = createServer((_, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(v03))).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      await inspectAgent(page, hub, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      const card = page.locator("section.card.inspected");
+      expect(await card.getAttribute("data-card-version")).toBe("0.3");
+      expect(await card.locator(".problems li").allTextContents()).toEqual(["description is missing"]);
+    } finally {
+      server.close();
+    }
   });
 
   it("shows the guard's refusal when the hub does not allow private addresses (its default)", async () => {
