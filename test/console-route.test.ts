@@ -52,4 +52,14 @@ describe("the console's route on an open hub", () => {
     // No console-only endpoint: the agents come from the public catalog at /v1/a2a/agents.
     expect((await fetch(new URL("console/agents.json", th.url))).status).toBe(404);
   });
+
+  it("serves an icon at /favicon.ico and /console/favicon.svg, and the page links it, so no page load meets a 404", async () => {
+    for (const path of ["favicon.ico", "console/favicon.svg"]) {
+      const res = await fetch(new URL(path, th.url));
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await res.text()).toMatch(/^<svg /);
+    }
+    expect(await (await fetch(new URL("console", th.url))).text()).toContain('<link rel="icon" href="/console/favicon.svg"');
+  });
 });

@@ -212,6 +212,22 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     expect((await th.client("connect-h1").getTask({ tenant: "echo", id })).status?.state).toBe(TaskState.COMPLETED);
   });
 
+  it("offers the selected agent's skill examples as composer hints, and keeps every turn's message and artifacts in order", async () => {
+    await openChat(page);
+    const hints = await page.locator(".composer-hints .hint-chip").allTextContents();
+    expect(hints).toEqual(echoCard().skills[0]!.examples);
+    await page.locator(".composer-hints .hint-chip", { hasText: "hello" }).click();
+    expect(await page.getByLabel("Message", { exact: true }).inputValue()).toBe("hello");
+    for (const t of ["turn one", "turn two", "turn three"]) {
+      await send(page, t);
+      await waitForTaskState(page, "COMPLETED");
+    }
+    // Turns one and two: their message then their artifact, in the conversation; turn three's artifact is in the task panel.
+    const items = await page.locator(".transcript > *").evaluateAll((els) => els.map((e) => `${e.className}:${e.querySelector("pre")?.textContent}`));
+    expect(items).toEqual(["message user:turn one", "artifact:turn one", "message user:turn two", "artifact:turn two", "message user:turn three"]);
+    expect(await page.locator('.task-panel .artifact[data-artifact-id="echo"] pre').textContent()).toBe("turn three");
+  });
+
   it("pages through 120 tasks with keyset paging and shows the total", async () => {
     const contextId = `ctx-${randomUUID()}`;
     const client = th.client("connect-h1");
@@ -230,6 +246,8 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
       await page.locator(`.summary[data-page="${page_}"][data-total="120"]`).waitFor();
       expect(await page.locator(".summary").textContent()).toBe(summary);
       seen.push(await page.locator("table.tasks tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.taskId!)));
+      // Each row previews the first words of its task's first message.
+      expect((await page.locator("table.tasks tbody td.preview").allTextContents()).every((t) => /^task \d+$/.test(t))).toBe(true);
       if (page_ < 3) {
         // By keyboard: focus the button and press Enter.
         await page.getByRole("button", { name: "Next page" }).focus();
@@ -275,7 +293,8 @@ describe.skipIf(!hasChromium)("the console on an open hub", () => {
     const seqs = await page.locator(".timeline li").evaluateAll((li) => li.map((l) => Number((l as HTMLElement).dataset.seq)));
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     await expect.poll(() => page.locator(".pushes td code").allTextContents()).toContain("http://127.0.0.1:9/hook");
-    expect(await page.getByRole("button", { name: "Cancel task" }).isDisabled()).toBe(true);
+    // A finished task shows no Cancel button at all (it could not be canceled).
+    expect(await page.getByRole("button", { name: "Cancel task" }).count()).toBe(0);
     await expectNotBlank(page, "console-task");
   });
 

@@ -27,7 +27,7 @@ import { clientFailure, clientFailureOf } from "./client-failure.js";
 import type { TokenSource } from "./client-credentials.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";
 import { Deadline } from "./deadline.js";
-import { GrpcTransport } from "./grpc-transport.js";
+import { GrpcTransport, type GrpcTransportOptions } from "./grpc-transport.js";
 import { chooseInterface, type ChosenInterface } from "./interface-choice.js";
 import { JSONRPC_V03, JSONRPC_V1 } from "./jsonrpc-dialects.js";
 import { JsonRpcTransport } from "./jsonrpc-transport.js";
@@ -64,6 +64,10 @@ export interface ClientOptions {
    * CardSignatureError.
    */
   readonly verifyCard?: CardTrust;
+  /** The fetch the JSON bindings and the card fetch use (to guard or observe the exchange); default the global one. */
+  readonly fetch?: typeof fetch;
+  /** How gRPC connections are resolved (e.g. refusing private addresses) and observed. */
+  readonly grpc?: GrpcTransportOptions;
 }
 
 /** Per-call options. */
@@ -113,10 +117,10 @@ export class A2AClient {
     this.transport =
       chosen.binding === "grpc"
         ? // A `hostname:port` gRPC interface names no scheme: TLS when the card's HTTP interfaces use https.
-          new GrpcTransport(chosen.url, card.supportedInterfaces.some((i) => /^https:/i.test(i.url)))
+          new GrpcTransport(chosen.url, card.supportedInterfaces.some((i) => /^https:/i.test(i.url)), options.grpc)
         : chosen.binding === "rest"
-          ? new RestTransport(chosen.url)
-          : new JsonRpcTransport(chosen.url, chosen.version === "0.3" ? JSONRPC_V03 : JSONRPC_V1);
+          ? new RestTransport(chosen.url, options.fetch)
+          : new JsonRpcTransport(chosen.url, chosen.version === "0.3" ? JSONRPC_V03 : JSONRPC_V1, options.fetch);
   }
 
   /**
@@ -127,7 +131,7 @@ export class A2AClient {
     const deadline = new Deadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
       const token = options.credentials ? await options.credentials.token() : options.token;
-      const card = await fetchAgentCard(url, { token, signal: deadline.signal });
+      const card = await fetchAgentCard(url, { token, signal: deadline.signal, fetch: options.fetch });
       const verified = options.verifyCard ? await cardVerifier(options.verifyCard)(card) : undefined;
       const client = A2AClient.fromCard(card, options);
       client.cardSignature = verified;

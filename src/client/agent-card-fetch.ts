@@ -54,6 +54,8 @@ export interface CardFetchOptions {
   /** Sent as a bearer token: some agents serve their card only to known callers. */
   readonly token?: string;
   readonly signal: AbortSignal;
+  /** The fetch to read it with; default the global one. */
+  readonly fetch?: typeof fetch;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function fetchAgentCard(url: string, options: CardFetchOptions): Pr
   const candidates = cardUrlsOf(url);
   for (let i = 0; ; i++) {
     const cardUrl = candidates[i]!;
-    const response = await httpCall({ method: "GET", url: cardUrl, headers, signal: options.signal });
+    const response = await httpCall({ method: "GET", url: cardUrl, headers, signal: options.signal, fetch: options.fetch });
     if (response.ok) return parseAgentCard(await readJson(response, `the agent card at ${cardUrl}`));
     try {
       await throwHttpError(response);

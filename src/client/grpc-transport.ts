@@ -1,9 +1,18 @@
-import { ConnectError, createClient, type Client } from "@connectrpc/connect";
+import type { LookupFunction } from "node:net";
+import { ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { A2AService, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
 import { isA2AError } from "../protocol/index.js";
 import { fromConnectError } from "./binding-errors.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";
+
+/** How gRPC connections are made and observed. */
+export interface GrpcTransportOptions {
+  /** Resolves (and may refuse) the host of every connection. */
+  readonly lookup?: LookupFunction;
+  /** See every call's headers, trailers and outcome. */
+  readonly interceptors?: readonly Interceptor[];
+}
 
 /**
  * §10: the gRPC binding over HTTP/2 (h2c for http URLs), with connect-node.
@@ -16,11 +25,11 @@ export class GrpcTransport implements ClientTransport {
   private readonly session: Http2SessionManager;
 
   /** `secure`: dial TLS when the URL names no scheme (a `hostname:port` interface). */
-  constructor(url: string, secure = false) {
+  constructor(url: string, secure = false, options: GrpcTransportOptions = {}) {
     const baseUrl = grpcBaseUrl(url, secure);
     // Our own session manager, so that close() can end the HTTP/2 connection.
-    this.session = new Http2SessionManager(baseUrl, { idleConnectionTimeoutMs: 30_000 });
-    this.client = createClient(A2AService, createGrpcTransport({ baseUrl, sessionManager: this.session }));
+    this.session = new Http2SessionManager(baseUrl, { idleConnectionTimeoutMs: 30_000 }, options.lookup ? { lookup: options.lookup } : undefined);
+    this.client = createClient(A2AService, createGrpcTransport({ baseUrl, sessionManager: this.session, interceptors: options.interceptors ? [...options.interceptors] : [] }));
   }
 
   send: ClientTransport["send"] = (req, call) => unary(() => this.client.sendMessage(req, options(call)));

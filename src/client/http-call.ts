@@ -9,6 +9,8 @@ export interface HttpCallInit {
   /** A JSON body, serialised here. */
   readonly body?: unknown;
   readonly signal: AbortSignal;
+  /** The fetch to send it with; default the global one. */
+  readonly fetch?: typeof fetch;
 }
 
 /**
@@ -20,7 +22,7 @@ export async function httpCall(init: HttpCallInit): Promise<Response> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.body !== undefined) headers["content-type"] ??= "application/json";
   try {
-    return await fetch(init.url, {
+    return await (init.fetch ?? fetch)(init.url, {
       method: init.method,
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),

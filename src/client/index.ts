@@ -12,5 +12,7 @@ export { BINDING_NAMES, bindingOf, isBindingName, PROTOCOL_BINDINGS, SPOKEN_VERS
 export { fromConnectError, fromHttpError, fromJsonRpcError } from "./binding-errors.js";
 export { CLIENT_FAILURE_KEY, clientFailure, clientFailureOf, invalidResponse, type ClientFailureKind } from "./client-failure.js";
 export type { ClientTransport, TransportCall } from "./client-transport.js";
+export type { GrpcTransportOptions } from "./grpc-transport.js";
 export { chooseInterface, type ChosenInterface } from "./interface-choice.js";
+export { grpcBaseUrl } from "./grpc-transport.js";
 export { readSse, type SseMessage } from "./sse-reader.js";

@@ -19,6 +19,7 @@ export class JsonRpcTransport implements ClientTransport {
   constructor(
     private readonly url: string,
     private readonly dialect: JsonRpcDialect,
+    private readonly fetch?: typeof globalThis.fetch,
   ) {}
 
   send = (req: Parameters<ClientTransport["send"]>[0], call: TransportCall) => this.unary(this.dialect.send, req, call);
@@ -40,14 +41,14 @@ export class JsonRpcTransport implements ClientTransport {
 
   private async unary<Req, Res>(op: JsonRpcOp<Req, Res>, req: Req, call: TransportCall): Promise<Res> {
     const body = this.envelope(op.method, op.params(req));
-    const response = await httpCall({ method: "POST", url: this.url, headers: { ...call.headers, accept: "application/json" }, body, signal: call.signal });
+    const response = await httpCall({ method: "POST", url: this.url, headers: { ...call.headers, accept: "application/json" }, body, signal: call.signal, fetch: this.fetch });
     if (!response.ok) await throwHttpError(response, true);
     return op.result(resultOf(await readJson(response, `the ${op.method} response`), body.id));
   }
 
   private async *streaming<Req>(op: JsonRpcStreamOp<Req>, req: Req, call: TransportCall): AsyncGenerator<StreamResponse> {
     const body = this.envelope(op.method, op.params(req));
-    const response = await httpCall({ method: "POST", url: this.url, headers: { ...call.headers, accept: "text/event-stream" }, body, signal: call.signal });
+    const response = await httpCall({ method: "POST", url: this.url, headers: { ...call.headers, accept: "text/event-stream" }, body, signal: call.signal, fetch: this.fetch });
     if (!response.ok) await throwHttpError(response, true);
     if (!isEventStream(response)) {
       // §9.4.2: an error found before the stream starts is a plain JSON-RPC response.

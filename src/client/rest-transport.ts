@@ -28,7 +28,10 @@ const A2A_JSON = "application/a2a+json";
 export class RestTransport implements ClientTransport {
   private readonly base: string;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly fetch?: typeof globalThis.fetch,
+  ) {
     this.base = url.replace(/\/+$/, "");
   }
 
@@ -66,7 +69,7 @@ export class RestTransport implements ClientTransport {
   private async json(method: "GET" | "POST", url: string, call: TransportCall, body?: JsonObject): Promise<unknown> {
     const headers: Record<string, string> = { ...call.headers, accept: `${A2A_JSON}, application/json` };
     if (body !== undefined) headers["content-type"] = A2A_JSON;
-    const response = await httpCall({ method, url, headers, body, signal: call.signal });
+    const response = await httpCall({ method, url, headers, body, signal: call.signal, fetch: this.fetch });
     if (!response.ok) await throwHttpError(response);
     return readJson(response, `the answer of ${method} ${url}`);
   }
@@ -78,6 +81,7 @@ export class RestTransport implements ClientTransport {
       headers: { ...call.headers, accept: "text/event-stream", "content-type": A2A_JSON },
       body: body ?? {},
       signal: call.signal,
+      fetch: this.fetch,
     });
     if (!response.ok) await throwHttpError(response);
     if (!isEventStream(response)) throw invalidResponse(`${url} answered ${response.headers.get("content-type") ?? "no content type"}, not an event stream`);

@@ -5,9 +5,10 @@ import { callScopeOf, identificationOf, sendJson, type HttpRequest, type HttpRes
 import { createJsonRpcHandler, type JsonRpcRefusal } from "../bindings/jsonrpc/index.js";
 import { createRestHandler, statusBody, toRestFailure } from "../bindings/rest/index.js";
 import { cardSecurityFields, documentOf, publicCard, type ServedInterface } from "../cards/index.js";
-import { CONSOLE_PATH, createConsoleRoute } from "../console/index.js";
+import { CONSOLE_PATH, createConsoleRoute, FAVICON_PATH } from "../console/index.js";
 import type { A2ACore, CallScope, Logger } from "../core/index.js";
 import { createMcpRoute, type McpOptions } from "../mcp/index.js";
+import { AddressPolicy } from "../push/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { cardSecurity, type CardSecurity } from "./card-security-of.js";
 import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
@@ -60,6 +61,10 @@ export interface HttpRouterOptions {
   readonly cardSigning?: CardSigning;
   /** The MCP endpoint at /mcp: tools per agent or per skill, and the OAuth issuers its metadata names. */
   readonly mcp?: McpOptions;
+  /** Who the console's inspector may reach (the push webhook policy); default public addresses only. */
+  readonly outboundPolicy?: AddressPolicy;
+  /** Counts and logs an outbound address the inspector's guard refused. */
+  readonly onRefusal?: (reason: string, address?: string) => void;
 }
 
 /** What a request was found to be, kept for the facades' scope and admission hooks. */
@@ -151,7 +156,16 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${(req.url ?? "/").split("?")[0]}` } });
 
   const cardUrl = (req: HttpRequest, id: string): string => `${baseUrl(req).replace(/\/$/, "")}${AGENT_BASE}${encodeURIComponent(id)}/agent-card.json`;
-  const consoleRoute = createConsoleRoute();
+  const consoleRoute = createConsoleRoute({
+    policy: options.outboundPolicy ?? new AddressPolicy(),
+    onRefusal: options.onRefusal,
+    // The inspector makes requests from the hub: on a hub with tenants, only for a caller with a valid token.
+    authorize: (req, res) => {
+      const a = admit(req, undefined, "http");
+      if (refuseHttp(res, a.decision)) return false;
+      return a.decision.ok;
+    },
+  });
   const mcp = createMcpRoute({ core, guard, logger, maxBodyBytes, maxJsonDepth, ...options.mcp });
 
   const cardFor = (req: HttpRequest, agentId?: string): AgentCard => (agentId !== undefined && agentCard(req, agentId)) || rootCard(req);
@@ -177,7 +191,7 @@ export function createHttpRouter(options: HttpRouterOptions): HttpRouter {
     }
 
     if (mcp.owns(path)) return mcp.handle(req, res, path, origin.baseUrl);
-    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)) return consoleRoute(req, res, path);
+    if (path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`) || path === FAVICON_PATH) return consoleRoute(req, res, path);
 
     if ((path === AGENT_CATALOG_PATH || path === `${AGENT_CATALOG_PATH}/`) && req.method === "GET") {
       // Admitted as the per-agent cards are: the same 401 without a valid token.

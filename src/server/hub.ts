@@ -289,6 +289,8 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     maxJsonDepth: options.maxJsonDepth,
     cardSigning: options.cardSigning,
     mcp: options.mcp,
+    outboundPolicy: policy,
+    onRefusal: (reason, address) => refusals.refuse(reason, address),
   });
   const cardFor = router.cardFor;
   const hubContext: HubContext = { core, cardFor };

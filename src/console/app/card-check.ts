@@ -69,3 +69,21 @@ export async function urlAnswers(url: string, timeoutMs = 5000): Promise<string 
     return `does not answer (${e instanceof Error ? e.name : "error"})`;
   }
 }
+
+/**
+ * The fields an A2A v0.3 AgentCard must carry (its JSON schema's required
+ * list), checked on the raw JSON as served.
+ */
+export function missingFieldsV03(raw: unknown): CardProblem[] {
+  if (!raw || typeof raw !== "object") return [{ where: "card", what: "is not a JSON object" }];
+  const c = raw as Record<string, unknown>;
+  const out: CardProblem[] = [];
+  for (const k of ["name", "description", "url", "version", "protocolVersion"]) if (typeof c[k] !== "string" || c[k] === "") out.push({ where: k, what: "is missing" });
+  if (!c.capabilities || typeof c.capabilities !== "object") out.push({ where: "capabilities", what: "is missing" });
+  for (const k of ["defaultInputModes", "defaultOutputModes", "skills"]) if (!Array.isArray(c[k])) out.push({ where: k, what: "is missing" });
+  (Array.isArray(c.skills) ? c.skills : []).forEach((s: Record<string, unknown>, n) => {
+    for (const k of ["id", "name", "description"]) if (typeof s?.[k] !== "string" || s[k] === "") out.push({ where: `skills[${n}].${k}`, what: "is missing" });
+    if (!Array.isArray(s?.tags)) out.push({ where: `skills[${n}].tags`, what: "is missing" });
+  });
+  return out;
+}

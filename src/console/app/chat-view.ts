@@ -12,9 +12,10 @@ import {
   type Task,
   type TaskStatus,
 } from "../../../gen/a2a/v1/a2a_pb.js";
+import { composerHints } from "./composer-hints.js";
 import { field, fill, h } from "./dom.js";
 import { errorText, hub, type FetchedCard } from "./hub-client.js";
-import { isTerminal, renderArtifact, renderMessage, stateBadge, stateName, when } from "./parts.js";
+import { isTerminal, mergeArtifact, renderArtifact, renderMessage, stateBadge, stateName, when } from "./parts.js";
 import { onWireFrame, type WireFrame } from "./wire-log.js";
 
 /** The conversation, kept while the page lives so switching views loses nothing. */
@@ -24,7 +25,10 @@ interface ChatState {
   task?: Task;
   statuses: TaskStatus[];
   updates: Map<string, number>;
-  transcript: Message[];
+  /** Every turn in order: messages, and each earlier task's artifacts once the next turn starts. */
+  transcript: (Message | Artifact)[];
+  /** Messages refused (by messageId), with why. */
+  refused: Map<string, string>;
   frames: WireFrame[];
   calls: number;
   busy: boolean;
@@ -38,7 +42,7 @@ let view:
   | undefined;
 
 function fresh(agentId: string): ChatState {
-  return { agentId, contextId: "", statuses: [], updates: new Map(), transcript: [], frames: [], calls: 0, busy: false, error: "" };
+  return { agentId, contextId: "", task: undefined, statuses: [], updates: new Map(), transcript: [], refused: new Map(), frames: [], calls: 0, busy: false, error: "" };
 }
 
 // The raw pane: every frame of the chat's own calls, in the order they crossed the wire.
@@ -71,7 +75,7 @@ export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agent
 
   const agentSelect = h("select", { name: "agent" }, usable.map((c) => h("option", { value: c.entry.id, selected: c.entry.id === chosen }, `${c.card!.name} (${c.entry.id})`)));
   agentSelect.addEventListener("change", () => (location.hash = `#/chat/${encodeURIComponent(agentSelect.value)}`));
-  const text = h("textarea", { name: "text", rows: 3, placeholder: "hello · stream 20 · slow 60000 · input-required" });
+  const text = h("textarea", { name: "text", rows: 3 });
   const file = h("input", { type: "file", name: "file" });
   const data = h("textarea", { name: "data", rows: 2, placeholder: '{"key": "value"}', spellcheck: "false" });
   const send = h("button", { type: "submit" }, "Send");
@@ -84,6 +88,7 @@ export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agent
     { class: "compose", "aria-label": "Send a message" },
     field("Agent", agentSelect),
     field("Message", text, "Ctrl+Enter sends."),
+    composerHints(usable.find((c) => c.entry.id === chosen)?.card, text),
     h("details", {}, h("summary", {}, "Attach a file or JSON data"), field("File part", file), field("Data part (JSON)", data)),
     hint,
     h("div", { class: "buttons" }, send, cancel, reset),
@@ -126,12 +131,24 @@ export function chatView(root: HTMLElement, cards: readonly FetchedCard[], agent
   redraw();
 }
 
+/** A transcript entry: a message (marked when refused) or an earlier task's artifact. */
+function renderItem(x: Message | Artifact): HTMLElement {
+  if ("artifactId" in x) return renderArtifact(x);
+  const el = renderMessage(x);
+  const why = state.refused.get(x.messageId);
+  if (why) {
+    el.classList.add("refused");
+    el.append(h("p", { class: "refusal", role: "note" }, h("strong", {}, "Refused: "), why));
+  }
+  return el;
+}
+
 function redraw(): void {
   if (!view || !view.transcript.isConnected) return;
   // Messages are appended, not redrawn, so the live region announces each new one only.
   const shown = view.transcript.children.length;
   if (shown > state.transcript.length) fill(view.transcript);
-  view.transcript.append(...state.transcript.slice(view.transcript.children.length).map(renderMessage));
+  view.transcript.append(...state.transcript.slice(view.transcript.children.length).map(renderItem));
   const t = state.task;
   view.send.disabled = state.busy;
   view.cancel.disabled = !t || isTerminal(t.status?.state);
@@ -188,6 +205,8 @@ async function submit(agent: FetchedCard | undefined, text: HTMLTextAreaElement,
   // §3.4.3: a message to an interrupted task carries its id; otherwise a new task in the same context.
   const continues = t && !isTerminal(t.status?.state) && (t.status?.state === TaskState.INPUT_REQUIRED || t.status?.state === TaskState.AUTH_REQUIRED);
   const message = create(MessageSchema, { messageId: randomId(), role: Role.USER, parts, contextId: state.contextId, taskId: continues ? t.id : "" });
+  // A new turn: the finished task's artifacts stay in the conversation, in order, before it.
+  if (!continues && t) state.transcript.push(...t.artifacts);
   state.transcript.push(message);
   if (!continues) {
     state.task = undefined;
@@ -214,6 +233,10 @@ async function submit(agent: FetchedCard | undefined, text: HTMLTextAreaElement,
     }
   } catch (e) {
     state.error = errorText(e);
+    state.refused.set(message.messageId, state.error);
+    const at = state.transcript.indexOf(message);
+    // Already drawn: redrawn from this message on, now marked.
+    if (view && at >= 0) [...view.transcript.children].slice(at).forEach((c) => c.remove());
   } finally {
     state.busy = false;
     // Let the raw pane's recorder see the end-of-stream frame before it stops listening.
@@ -259,23 +282,6 @@ function pushStatus(s: TaskStatus): void {
   const last = state.statuses[state.statuses.length - 1];
   const same = last && last.state === s.state && last.timestamp?.seconds === s.timestamp?.seconds && last.timestamp?.nanos === s.timestamp?.nanos;
   if (!same) state.statuses.push(s);
-}
-
-/** §3.2.4: append adds the parts to the artifact with that id; otherwise the artifact is replaced. */
-function mergeArtifact(list: Artifact[], a: Artifact, append: boolean): void {
-  const i = list.findIndex((x) => x.artifactId === a.artifactId);
-  if (i < 0 || !append) {
-    if (i < 0) list.push(a);
-    else list[i] = a;
-    return;
-  }
-  const have = list[i]!;
-  for (const part of a.parts) {
-    const last = have.parts[have.parts.length - 1];
-    // Text appended to text reads as one text: shown joined, as the agent streamed it.
-    if (last && last.content.case === "text" && part.content.case === "text" && last.mediaType === part.mediaType) last.content.value += part.content.value;
-    else have.parts.push(part);
-  }
 }
 
 async function cancelTask(): Promise<void> {

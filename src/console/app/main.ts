@@ -2,11 +2,13 @@
 /**
  * The a2a-hub console: a page that calls the hub only through the public
  * A2A API (Connect, via connect-web) and the agent cards. Views by hash:
- * #/agents, #/chat[/agent], #/tasks[/agent], #/task/agent/id.
+ * #/agents, #/chat[/agent], #/tasks[/agent], #/task/agent/id, #/inspect
+ * (any agent by URL; /console?agent=<URL> opens it on that agent).
  */
 import { agentsView } from "./agents-view.js";
 import { chatView } from "./chat-view.js";
 import { fill, h } from "./dom.js";
+import { inspectView } from "./inspect-view.js";
 import { allCards, forgetCards, token } from "./hub-client.js";
 import { leaveTaskView, taskView } from "./task-view.js";
 import { tasksView } from "./tasks-view.js";
@@ -15,6 +17,7 @@ const VIEWS = [
   ["agents", "Agents"],
   ["chat", "Chat"],
   ["tasks", "Tasks"],
+  ["inspect", "Inspect"],
 ] as const;
 
 const main = h("main", { id: "main" });
@@ -63,6 +66,8 @@ let routing = 0;
 async function route(focus: boolean): Promise<void> {
   const mine = ++routing;
   leaveTaskView();
+  const shared = new URLSearchParams(location.search).get("agent") ?? undefined;
+  if (shared && !location.hash) history.replaceState(null, "", `${location.pathname}${location.search}#/inspect`);
   const [view = "agents", a, b] = location.hash
     .replace(/^#\/?/, "")
     .split("/")
@@ -94,7 +99,8 @@ async function route(focus: boolean): Promise<void> {
     if (catalog.status === 401) tokenInput.focus();
     return;
   }
-  if (view === "chat") chatView(main, cards, a);
+  if (view === "inspect") inspectView(main, shared);
+  else if (view === "chat") chatView(main, cards, a);
   else if (view === "tasks") tasksView(main, cards, a);
   else if (view === "task" && a && b) await taskView(main, cards.find((c) => c.entry.id === a), b);
   else agentsView(main, cards);

@@ -60,3 +60,20 @@ export function renderArtifact(a: Artifact, updates?: number): HTMLElement {
 export function when(t: { seconds: bigint; nanos: number } | undefined): string {
   return t ? new Date(Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6)).toLocaleString() : "";
 }
+
+/** §3.2.4: append adds the parts to the artifact with that id; otherwise the artifact is replaced. */
+export function mergeArtifact(list: Artifact[], a: Artifact, append: boolean): void {
+  const i = list.findIndex((x) => x.artifactId === a.artifactId);
+  if (i < 0 || !append) {
+    if (i < 0) list.push(a);
+    else list[i] = a;
+    return;
+  }
+  const have = list[i]!;
+  for (const part of a.parts) {
+    const last = have.parts[have.parts.length - 1];
+    // Text appended to text reads as one text: shown joined, as the agent streamed it.
+    if (last && last.content.case === "text" && part.content.case === "text" && last.mediaType === part.mediaType) last.content.value += part.content.value;
+    else have.parts.push(part);
+  }
+}

@@ -27,13 +27,14 @@ export async function taskView(root: HTMLElement, agent: FetchedCard | undefined
   } catch (e) {
     return fill(root, h("h1", { tabindex: -1 }, "Task"), h("p", { class: "error", role: "alert" }, errorText(e)));
   }
-  const cancel = h("button", { type: "button", class: "danger", disabled: isTerminal(task.status?.state) }, "Cancel task");
+  // A finished task cannot be canceled (§3.1.5): no button rather than a dead one.
+  const cancel = h("button", { type: "button", class: "danger", hidden: isTerminal(task.status?.state) }, "Cancel task");
   const note = h("p", { role: "status" });
   cancel.addEventListener("click", () => {
     hub.cancelTask({ tenant: agentId, id: taskId }).then(
       (t) => {
         fill(note, "Now ", stateBadge(t.status?.state));
-        cancel.disabled = isTerminal(t.status?.state);
+        cancel.hidden = isTerminal(t.status?.state);
       },
       (e: unknown) => fill(note, `Cancel failed: ${errorText(e)}`),
     );

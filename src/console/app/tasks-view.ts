@@ -1,5 +1,5 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { TaskState, type ListTasksResponse } from "../../../gen/a2a/v1/a2a_pb.js";
+import { TaskState, type ListTasksResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { field, fill, h } from "./dom.js";
 import { errorText, hub, type FetchedCard } from "./hub-client.js";
 import { stateBadge, stateName, when } from "./parts.js";
@@ -94,7 +94,7 @@ async function load(results: HTMLElement): Promise<void> {
         "table",
         { class: "tasks" },
         h("caption", { class: "visually-hidden" }, summary),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Task"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Updated"), h("th", { scope: "col" }, "Context"))),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Task"), h("th", { scope: "col" }, "First message"), h("th", { scope: "col" }, "State"), h("th", { scope: "col" }, "Updated"), h("th", { scope: "col" }, "Context"))),
         h(
           "tbody",
           {},
@@ -103,6 +103,7 @@ async function load(results: HTMLElement): Promise<void> {
               "tr",
               { "data-task-id": t.id },
               h("td", {}, h("a", { href: `#/task/${encodeURIComponent(state.agentId)}/${encodeURIComponent(t.id)}` }, h("code", {}, t.id))),
+              h("td", { class: "preview" }, preview(t)),
               h("td", {}, stateBadge(t.status?.state)),
               h("td", {}, when(t.status?.timestamp)),
               h("td", {}, h("code", {}, t.contextId)),
@@ -113,4 +114,11 @@ async function load(results: HTMLElement): Promise<void> {
     ),
     h("nav", { class: "pager", "aria-label": "Pages" }, prev, next),
   );
+}
+
+/** The first words of the task's first message (its history is oldest first), so a list can be scanned by what was asked. */
+function preview(t: Task): string {
+  const first = t.history[0];
+  const text = (first?.parts ?? []).map((p) => (p.content.case === "text" ? p.content.value : p.content.case === "data" ? "{data}" : p.content.case ? `[${p.filename || "file"}]` : "")).join(" ").replace(/\s+/g, " ").trim();
+  return text.length > 60 ? `${text.slice(0, 60).replace(/\s\S*$/, "")}…` : text;
 }
