@@ -67,9 +67,11 @@ export async function runDataCommand(command: keyof typeof DATA_COMMANDS, argv: 
   }
   if (command === "backup") {
     if (flags.from !== undefined || flags.force !== undefined) throw new UsageError("backup takes --data and --out only");
+    only(["data", "out"]);
     return report(io, "backup", await backupDataDir(need("data"), need("out")));
   }
   if (flags.out !== undefined) throw new UsageError("restore takes --from, --data and --force only");
+  only(["from", "data", "force"]);
   return report(io, "restored", restoreDataDir(need("from"), need("data"), { force: flags.force === true }));
 }
 

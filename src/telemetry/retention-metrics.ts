@@ -3,9 +3,9 @@ import type { StoreScope, TaskRetention } from "../store/index.js";
 
 /**
  * What retention shows: tasks deleted (by agent, and tenant when the hub
- * labels by tenant), the age of each tenant's oldest task (by its last
- * status: what retention judges, so it stays under the configured age once
- * sweeps keep up), and the database's size by part (SQLite: the file, its
+ * labels by tenant), the age of the oldest task (per tenant when the hub
+ * labels by tenant; by its last status: what retention judges, so it stays
+ * under the configured age once sweeps keep up), and the database's size by part (SQLite: the file, its
  * WAL and the free pages in it; PostgreSQL: each table with its indexes).
  * The gauges ask the store when Prometheus scrapes.
  */
@@ -26,8 +26,8 @@ export class RetentionMetrics {
     });
     new Gauge({
       name: "a2a_oldest_task_age_seconds",
-      help: "Per tenant, the age of its task with the oldest last status time.",
-      labelNames: ["tenant"],
+      help: "The age of the task with the oldest last status time: per tenant with metrics.tenantLabel, else over all tenants.",
+      labelNames: tenantLabel ? ["tenant"] : [],
       registers,
       async collect() {
         const now = Date.now();
@@ -35,7 +35,9 @@ export class RetentionMetrics {
         const oldest = await Promise.resolve(retention.oldest()).catch(() => undefined);
         if (!oldest) return;
         this.reset();
-        for (const o of oldest) this.set({ tenant: o.tenant }, Math.max(0, now - o.statusMs) / 1000);
+        const age = (ms: number): number => Math.max(0, now - ms) / 1000;
+        if (tenantLabel) for (const o of oldest) this.set({ tenant: o.tenant }, age(o.statusMs));
+        else if (oldest.length > 0) this.set(age(Math.min(...oldest.map((o) => o.statusMs))));
       },
     });
     new Gauge({

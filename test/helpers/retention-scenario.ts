@@ -28,7 +28,7 @@ export const RETENTION_CONFIG = {
     { id: "keep", kind: "echo", retention: { terminalAfter: "60d" } },
     { id: "brief", kind: "echo" },
   ],
-  metrics: { tokenHash: hashToken(METRICS_TOKEN) },
+  metrics: { tokenHash: hashToken(METRICS_TOKEN), tenantLabel: true },
 };
 
 /** What the test expects of the rules above, written out on its own (not through the hub's code). */
@@ -152,11 +152,11 @@ export async function everyOperation(base: string, tenant: string, agent: string
   return out;
 }
 
-/** A metric's value in a scrape (the first series whose labels include `labels`), or undefined. */
+/** A metric in a scrape: the sum of its series whose labels include `labels`, or undefined when none does. */
 export async function metricValue(base: string, name: string, labels = ""): Promise<number | undefined> {
   const text = await (await fetch(new URL("metrics", base), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  const line = text.split("\n").find((l) => l.startsWith(name) && (l[name.length] === " " || l[name.length] === "{") && l.includes(labels));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+  const lines = text.split("\n").filter((l) => l.startsWith(name) && (l[name.length] === " " || l[name.length] === "{") && l.includes(labels));
+  return lines.length === 0 ? undefined : lines.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
 }
 
 /** Concurrent SendMessage calls until `stop()`: each call's latency (ms) and the ids of the tasks they made. */
