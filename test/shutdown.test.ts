@@ -88,13 +88,15 @@ async function idleConnection(url: string): Promise<Socket> {
 async function refusedWithin(url: string, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
+    let socket: Awaited<ReturnType<typeof rawConnection>> | undefined;
     try {
-      const socket = await rawConnection(url);
+      socket = await rawConnection(url);
       const { text } = await readUntilClosed(socket, 500);
-      socket.destroy();
       if (text !== "") return false;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ECONNREFUSED") return true;
+    } finally {
+      socket?.destroy();
     }
     await new Promise((r) => setTimeout(r, 50));
   }
