@@ -57,7 +57,7 @@ describe("the client stands alone", () => {
     expect(outside(files, ["src/protocol/", "gen/"])).toEqual([]);
   });
 
-  it.each(["src/core/index.ts", "src/bindings/jsonrpc/index.ts", "src/bindings/rest/index.ts", "src/bindings/connect/index.ts"])("%s takes the shared rules from src/protocol", async (entry) => {
+  it.each(["src/core/index.ts", "src/bindings/jsonrpc/index.ts", "src/bindings/rest/index.ts", "src/bindings/rpc/index.ts"])("%s takes the shared rules from src/protocol", async (entry) => {
     const { files } = await graphOf(entry);
     expect(files.some((f) => f.startsWith("src/protocol/"))).toBe(true);
     expect(files.some((f) => f.startsWith("src/client/"))).toBe(false);

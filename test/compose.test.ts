@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { parseCli } from "../src/server/index.js";
+import { parseCli } from "../src/cli/index.js";
 import { configVariables } from "./helpers/config-variables.js";
 import { REPO_ROOT } from "./helpers/server-process.js";
 

@@ -101,7 +101,7 @@ agents:
 
 describe("command line", () => {
   it("refuses a non-loopback address unless --insecure", async () => {
-    const { parseCli } = await import("../src/server/index.js");
+    const { parseCli } = await import("../src/cli/index.js");
     expect(() => parseCli(["--host", "0.0.0.0"], {})).toThrow(/--host: refusing to bind 0\.0\.0\.0/);
     const ok = parseCli(["--host", "0.0.0.0", "--insecure"], {});
     expect(ok.command === "serve" && ok.config.host).toBe("0.0.0.0");

@@ -7,7 +7,7 @@ import { withTestHub } from "./helpers/test-hub.js";
 
 /**
  * Connect unary POSTs (JSON and binary codecs) are answered by the hub's
- * direct path (bindings/connect/connect-unary-route.ts), not connect-node.
+ * direct path (bindings/rpc/direct/protocol-connect/unary-handler.ts), not connect-node.
  * A body sent gzip-compressed (`content-encoding: gzip`) still goes to
  * connect-node, which inflates it to the same bytes, so every answer here
  * is compared with connect-node's answer to the same request: the HTTP

@@ -5,7 +5,7 @@ import { AgentCardSchema, PartSchema } from "../gen/a2a/v1/a2a_pb.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { EchoAgent, echoCard } from "../src/agents/index.js";
 import { A2AError, ERROR_TABLE, silentLogger, type A2AErrorName } from "../src/core/index.js";
-import { toConnectError } from "../src/bindings/connect/index.js";
+import { toConnectError } from "../src/bindings/rpc/index.js";
 import { toJsonRpcError } from "../src/bindings/jsonrpc/index.js";
 import { grpcStatusName, problemBody, statusBody, toRestFailure } from "../src/bindings/rest/index.js";
 import { expectA2AError } from "./helpers/errors.js";

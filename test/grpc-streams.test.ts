@@ -7,7 +7,7 @@ import { grpcFrame } from "./helpers/raw-client.js";
 
 /**
  * Plain gRPC SendStreamingMessage and SubscribeToTask are answered by the
- * hub's own stream path (bindings/connect/grpc-stream-route.ts), other
+ * hub's own stream path (bindings/rpc/direct/protocol-grpc/stream-handler.ts), other
  * protocols by connect-node. A request that says `grpc-encoding: gzip` still goes to
  * connect-node (a message flagged uncompressed is read as is), so each
  * refusal is compared with what connect-node answers for the same bytes.

@@ -21,7 +21,7 @@ import { grpcFrame } from "./helpers/raw-client.js";
 
 /**
  * Plain gRPC unary calls are answered by the hub's direct path
- * (bindings/connect/grpc-unary-route.ts), not connect-node. A request that
+ * (bindings/rpc/direct/protocol-grpc/unary-handler.ts), not connect-node. A request that
  * declares `grpc-encoding: gzip` still goes to connect-node (its message,
  * flagged uncompressed, is read as is), so every answer here is compared
  * with connect-node's answer to the same bytes: the head, the message and

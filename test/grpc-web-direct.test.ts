@@ -8,7 +8,7 @@ import { withTestHub } from "./helpers/test-hub.js";
 
 /**
  * gRPC-Web with the protobuf codec (over HTTP/1.1 here, as browsers send
- * it) is answered by the hub's direct path (bindings/connect/grpc-call.ts),
+ * it) is answered by the hub's direct path (bindings/rpc/direct/protocol-grpc/grpc-call.ts),
  * its status in a last body frame flagged 0x80. A request that declares
  * `grpc-encoding: gzip` still goes to connect-node (its message, flagged
  * uncompressed, is read as is), so each answer is compared with

@@ -10,7 +10,7 @@ import { startTestHub } from "./helpers/test-hub.js";
 
 /**
  * Connect unary (JSON, binary) and gRPC-Web unary over h2c on the direct
- * paths (bindings/connect/direct-path.ts), which the other tests reach over
+ * paths (bindings/rpc/direct/direct-handler.ts), which the other tests reach over
  * HTTP/1.1. Their OK answers go on the HTTP/2 stream itself, not through
  * Node's compatibility response (bindings/http/http2-answer.ts); refusals
  * keep that response. Real clients get completed tasks and refusals with

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
-import { parseCli } from "../src/server/index.js";
+import { parseCli } from "../src/cli/index.js";
 import { connectBindingClient, jsonRpcBindingClient, restBindingClient } from "./helpers/binding-client.js";
 import { memoryLogger } from "./helpers/memory-logger.js";
 import { textRequest, taskOf } from "./helpers/messages.js";

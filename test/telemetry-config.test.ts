@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/index.js";
-import { buildConfig, ConfigError, hubOptionsFromConfig, parseCli, readConfigFile } from "../src/server/index.js";
+import { parseCli } from "../src/cli/index.js";
+import { buildConfig, ConfigError, hubOptionsFromConfig, readConfigFile } from "../src/server/index.js";
 import { tracingRequested } from "../src/telemetry/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-hub-telemetry-config-"));

@@ -13,7 +13,7 @@ import {
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AClient, CardSignatureError, ClientCredentials, clientFailureOf, isBindingName, type CardTrust, type ClientOptions } from "../client/index.js";
 import { isA2AError } from "../core/index.js";
-import { parseArguments, type OptionDoc } from "../server/index.js";
+import { parseArguments, type OptionDoc } from "./cli-args.js";
 import { readAll, UsageError, type CliIo } from "./cli-io.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
 import { artifactsText, cardText, messageText, partText, stateLabel, statusLine } from "./task-output.js";

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { isBindingName } from "../client/index.js";
 import { remoteBackend, serveMcpStdio, type ToolGrouping } from "../mcp/index.js";
-import { parseArguments, type OptionDoc } from "../server/index.js";
+import { parseArguments, type OptionDoc } from "./cli-args.js";
 import { UsageError, type CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
 import { optionLines } from "./usage-text.js";

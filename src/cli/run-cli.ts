@@ -1,4 +1,6 @@
-import { ArgumentError, ConfigError, didYouMean, SERVE_OPTIONS } from "../server/index.js";
+import { ConfigError } from "../server/index.js";
+import { ArgumentError, didYouMean } from "./cli-args.js";
+import { SERVE_OPTIONS } from "./cli-options.js";
 import { CLIENT_COMMANDS, clientUsage, runClientCommand } from "./client-commands.js";
 import { UsageError, type CliIo } from "./cli-io.js";
 import { DATA_COMMANDS, runDataCommand } from "./data-commands.js";

@@ -1,5 +1,6 @@
 import { hashToken, newToken } from "../auth/index.js";
-import { accessPolicyOf, hostHeaderWarning, hubOptionsFromConfig, isLoopbackHost, parseCli, SERVE_OPTIONS, startHub, type Hub } from "../server/index.js";
+import { accessPolicyOf, hubOptionsFromConfig, startHub, type Hub } from "../server/index.js";
+import { hostHeaderWarning, isLoopbackHost, parseCli, SERVE_OPTIONS } from "./cli-options.js";
 import { createHubLogger, startTracing } from "../telemetry/index.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";

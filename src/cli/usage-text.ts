@@ -1,4 +1,5 @@
-import { LIMIT_KEYS, limitEnvName, STANDARD_OPTIONS, type OptionDoc } from "../server/index.js";
+import { LIMIT_KEYS, limitEnvName } from "../server/index.js";
+import { STANDARD_OPTIONS, type OptionDoc } from "./cli-args.js";
 
 const WIDTH = 80;
 const HELP_COLUMN = 26;

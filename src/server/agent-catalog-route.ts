@@ -1,7 +1,7 @@
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { cardDocument, cardFormFor } from "../cards/index.js";
-import type { CardSigning } from "./http-routes.js";
+import type { CardSigning } from "./card-responses.js";
 
 /** Where the hub lists the cards of its agents, beside each agent's own `/v1/a2a/agents/:id/agent-card.json`. */
 export const AGENT_CATALOG_PATH = "/v1/a2a/agents";

@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponse } from "./http-routes.js";
+import type { HttpRequest, HttpResponse } from "./card-responses.js";
 
 /** What readiness depends on. */
 export interface ReadinessState {

@@ -11,7 +11,7 @@ import { createMcpRoute, type McpOptions } from "../mcp/index.js";
 import { AddressPolicy } from "../push/index.js";
 import { AGENT_CATALOG_PATH, sendAgentCatalog } from "./agent-catalog-route.js";
 import { cardSecurity, type CardSecurity } from "./card-security-of.js";
-import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./http-routes.js";
+import { sendBadHost, sendCard, sendDocument, WELL_KNOWN_CARD_PATH, type CardSigning } from "./card-responses.js";
 import { hubIndex } from "./hub-index.js";
 import { requestOrigin, TrustedProxies, type OriginPolicy } from "./request-origin.js";
 

@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { CONSOLE_PATH } from "../console/index.js";
 import { AGENT_CATALOG_PATH } from "./agent-catalog-route.js";
 import { HEALTHZ_PATH, READYZ_PATH } from "./health-routes.js";
-import { WELL_KNOWN_CARD_PATH } from "./http-routes.js";
+import { WELL_KNOWN_CARD_PATH } from "./card-responses.js";
 import { METRICS_PATH } from "./metrics-route.js";
 
 /**

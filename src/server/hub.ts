@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { EchoAgent, echoCard } from "../agents/index.js";
 import { AccessGuard, type AccessPolicy } from "../auth/index.js";
-import { accessInterceptor, connectRoutes, guardRpcRequests, rpcBinding, rpcRefusal, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/connect/index.js";
+import { accessInterceptor, connectRoutes, guardRpcRequests, rpcBinding, rpcRefusal, v03ConnectRoutes, rpcContextValues, serveDirect, serviceParamsInterceptor } from "../bindings/rpc/index.js";
 import { DEFAULT_MAX_BODY_BYTES, identifyFirst, keptIdentification, writeHead } from "../bindings/http/index.js";
 import { dialectV03 } from "../bindings/jsonrpc/index.js";
 import type { ServedInterface } from "../cards/index.js";
@@ -16,7 +16,7 @@ import { HubMetrics, instrumentAgent, instrumentService, instrumentStore, Refusa
 import { healthRoute } from "./health-routes.js";
 import { createHttpRouter, ROOT_INTERFACES } from "./http-router.js";
 import { listenMetricsPort, metricsRoute } from "./metrics-route.js";
-import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./http-routes.js";
+import type { CardSigning, HttpHandler, HttpRequest, HttpResponse } from "./card-responses.js";
 import type { DoorLimits } from "./door-limits.js";
 import { createOnePortServer, type OnePortServer } from "./one-port.js";
 import { TrustedProxies } from "./request-origin.js";
@@ -336,7 +336,7 @@ async function serveOn(opened: OpenedStore, options: HubOptions): Promise<Hub> {
     contextValues: rpcContextValues,
     fallback: fallback as never,
   });
-  // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (direct-path.ts).
+  // Plain gRPC and Connect unary calls skip connect-node's per-call machinery (bindings/rpc/direct/).
   const rpc = serveDirect({ service: core.service, guard, logger, readMaxBytes }, handler);
   // A gRPC or unary Connect call whose caller was not identified is refused from its headers, before its body is read.
   const unauthenticated = (req: HttpRequest) => {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import * as http from "node:http";
 import { bearerToken, hashToken } from "../auth/index.js";
 import type { HubMetrics } from "../telemetry/index.js";
-import type { HttpRequest, HttpResponse } from "./http-routes.js";
+import type { HttpRequest, HttpResponse } from "./card-responses.js";
 
 /** The Prometheus scrape path. */
 export const METRICS_PATH = "/metrics";

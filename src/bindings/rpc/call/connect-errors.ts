@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { A2A_ERROR_DOMAIN, isA2AError, type Logger } from "../../core/index.js";
-import { BadRequestSchema, ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
+import { A2A_ERROR_DOMAIN, isA2AError, type Logger } from "../../../core/index.js";
+import { BadRequestSchema, ErrorInfoSchema } from "../../../../gen/google/rpc/error_details_pb.js";
 
 /**
  * §10.6: an A2AError becomes the status code of the §5.4 table with a

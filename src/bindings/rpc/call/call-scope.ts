@@ -1,9 +1,8 @@
-import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import { accessRefusal, type AccessGuard, type Identification } from "../../auth/index.js";
-import { callScopeKey, silentLogger, type CallScope } from "../../core/index.js";
-import { callScopeOf } from "../http/index.js";
+import { ConnectError } from "@connectrpc/connect";
+import { accessRefusal, type AccessGuard, type Identification } from "../../../auth/index.js";
+import { silentLogger, type CallScope } from "../../../core/index.js";
+import { callScopeOf } from "../../http/index.js";
 import { toConnectError } from "./connect-errors.js";
-import { identificationKey } from "./context-values.js";
 
 /** The binding an RPC came in on, by its Content-Type: the `binding` label of refusals. */
 export function rpcBinding(contentType: string | null | undefined): "grpc" | "grpc-web" | "connect" {
@@ -12,25 +11,9 @@ export function rpcBinding(contentType: string | null | undefined): "grpc" | "gr
 }
 
 /**
- * The guard for Connect, gRPC and gRPC-Web (§7.4, §10.2): the caller found
- * from the `authorization` metadata (or the client certificate) before the
- * request was routed picks the tenant before the service runs; which agents
- * it may call and the scopes it holds travel in the call scope, where core
- * enforces them for the request's `tenant` field.
- */
-export function accessInterceptor(guard: AccessGuard): Interceptor {
-  return (next) => async (req) => {
-    const kept = req.contextValues.get(identificationKey);
-    const id = kept ?? (await guard.identify({ authorization: req.header.get("authorization") }));
-    req.contextValues.set(callScopeKey, rpcCallScope(guard, id, rpcBinding(req.header.get("content-type"))));
-    return next(req);
-  };
-}
-
-/**
  * The call scope of an RPC from who it was found to be, or the
  * ConnectError that refuses it. Shared by the interceptor and the direct
- * paths that answer without connect-node (direct-context.ts).
+ * paths that answer without connect-node (direct/direct-context.ts).
  */
 export function rpcCallScope(guard: AccessGuard, identification: Identification, binding: string, address?: string): CallScope {
   const decision = guard.decide(identification, undefined, binding, address);

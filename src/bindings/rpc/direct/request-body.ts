@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { HttpRequest } from "../http/index.js";
+import type { HttpRequest } from "../../http/index.js";
 
 /** How one protocol reads a request body: checked as it arrives, judged when it is complete. */
 export interface BodyRules {

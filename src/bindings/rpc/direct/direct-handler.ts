@@ -1,9 +1,9 @@
-import type { HttpRequest, HttpResponse } from "../http/index.js";
-import { answerConnectUnary, connectUnaryRoutes, isDirectConnectUnary } from "./connect-unary-route.js";
+import type { HttpRequest, HttpResponse } from "../../http/index.js";
+import { answerConnectUnary, connectUnaryRoutes, isDirectConnectUnary } from "./protocol-connect/unary-handler.js";
 import type { DirectRouteOptions } from "./direct-context.js";
-import { directGrpcProtocol, GrpcCall } from "./grpc-call.js";
-import { answerStream, STREAM_ROUTES, type StreamRoute } from "./grpc-stream-route.js";
-import { answerUnary, UNARY_ROUTES, type UnaryRoute } from "./grpc-unary-route.js";
+import { directGrpcProtocol, GrpcCall } from "./protocol-grpc/grpc-call.js";
+import { answerStream, STREAM_ROUTES, type StreamRoute } from "./protocol-grpc/stream-handler.js";
+import { answerUnary, UNARY_ROUTES, type UnaryRoute } from "./protocol-grpc/unary-handler.js";
 
 const GRPC_ROUTES = new Map<string, UnaryRoute | StreamRoute>([...UNARY_ROUTES, ...STREAM_ROUTES]);
 

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { HttpRequest } from "../http/index.js";
-import { joined, readRequestBody } from "./request-body.js";
+import type { HttpRequest } from "../../../http/index.js";
+import { joined, readRequestBody } from "../request-body.js";
 
 /** A gRPC length-prefixed message: 1 flag byte, 4 bytes big-endian length, the message. */
 const PREFIX_BYTES = 5;

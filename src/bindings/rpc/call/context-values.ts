@@ -1,7 +1,7 @@
 import { createContextKey, createContextValues, type ContextValues } from "@connectrpc/connect";
-import type { Identification } from "../../auth/index.js";
-import { overflowDropKey } from "../../core/index.js";
-import { keptIdentification, overflowDropOf, type HttpRequest } from "../http/index.js";
+import type { Identification } from "../../../auth/index.js";
+import { overflowDropKey } from "../../../core/index.js";
+import { keptIdentification, overflowDropOf, type HttpRequest } from "../../http/index.js";
 
 /** Who the request was found to be before it reached the RPC bindings (identifyFirst); absent when it was not. */
 export const identificationKey = createContextKey<Identification | undefined>(undefined, { description: "a2a-hub identification" });

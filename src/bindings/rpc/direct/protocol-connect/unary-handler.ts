@@ -1,13 +1,13 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, writeHead, type HttpRequest, type HttpResponse } from "../http/index.js";
-import { WireAnswer } from "../../core/index.js";
-import { wireJson } from "../../protocol/index.js";
-import { toConnectError } from "./connect-errors.js";
-import { joined, readRequestBody } from "./request-body.js";
-import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
-import type { UnaryRoute } from "./grpc-unary-route.js";
+import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, writeHead, type HttpRequest, type HttpResponse } from "../../../http/index.js";
+import { WireAnswer } from "../../../../core/index.js";
+import { wireJson } from "../../../../protocol/index.js";
+import { toConnectError } from "../../call/index.js";
+import { joined, readRequestBody } from "../request-body.js";
+import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "../direct-context.js";
+import type { UnaryRoute } from "../protocol-grpc/unary-handler.js";
 
 /** A unary RPC with its Connect codecs, as connect-node builds them (its read and write limits included). */
 export interface ConnectUnaryRoute {

@@ -1,12 +1,12 @@
 import type * as http2 from "node:http2";
 import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import { A2AService, SendMessageRequestSchema, StreamResponseSchema, SubscribeToTaskRequestSchema } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { A2AServiceApi, SequencedEvent } from "../../core/index.js";
-import { encodeOnce } from "../http/index.js";
-import { deadlineOf, toConnectError } from "./connect-errors.js";
+import { A2AService, SendMessageRequestSchema, StreamResponseSchema, SubscribeToTaskRequestSchema } from "../../../../../gen/a2a/v1/a2a_pb.js";
+import type { A2AServiceApi, SequencedEvent } from "../../../../core/index.js";
+import { encodeOnce } from "../../../http/index.js";
+import { deadlineOf, toConnectError } from "../../call/index.js";
 import type { GrpcCall } from "./grpc-call.js";
-import { grpcFrame } from "./grpc-envelope.js";
+import { grpcFrame } from "./envelope.js";
 
 /** One server-streaming RPC answered on the direct path. */
 export interface StreamRoute {

@@ -2,9 +2,9 @@ import type * as http2 from "node:http2";
 import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../http/index.js";
-import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "./direct-context.js";
-import { grpcFrame, readOneMessage } from "./grpc-envelope.js";
+import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../../../http/index.js";
+import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "../direct-context.js";
+import { grpcFrame, readOneMessage } from "./envelope.js";
 
 /** The content types of gRPC and gRPC-Web with the protobuf codec (gRPC over HTTP/2 §Requests; gRPC-Web protocol). */
 const GRPC_PROTO = new Set(["application/grpc", "application/grpc+proto"]);

@@ -1,12 +1,10 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext, type ContextValues, type HandlerContext } from "@connectrpc/connect";
-import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { AccessGuard } from "../../auth/index.js";
-import { callContext, callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { EXTENSIONS_HEADER, headerValue, identificationOf, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type ClientGone, type HttpRequest } from "../http/index.js";
-import { rpcBinding, rpcCallScope } from "./access-interceptor.js";
-import { identificationKey, rpcContextValues } from "./context-values.js";
-import { rpcServiceParams } from "./service-params-interceptor.js";
+import { A2AService } from "../../../../gen/a2a/v1/a2a_pb.js";
+import type { AccessGuard } from "../../../auth/index.js";
+import { callContext, callScopeKey, serviceParamsKey, type A2AServiceApi, type Logger } from "../../../core/index.js";
+import { EXTENSIONS_HEADER, headerValue, identificationOf, lazyRequestHeaders, requestHeaders, VERSION_HEADER, type ClientGone, type HttpRequest } from "../../http/index.js";
+import { identificationKey, rpcBinding, rpcCallScope, rpcContextValues, rpcServiceParams } from "../call/index.js";
 
 /** Why a direct call's signal aborts when its client went away: a reason of our own, not a DOMException per call. */
 export const CLIENT_GONE = new ConnectError("the client went away", Code.Canceled);
@@ -69,8 +67,8 @@ export function directContext(
 }
 
 /**
- * What the interceptors do for connect-node (access-interceptor.ts,
- * service-params-interceptor.ts): the tenant from the bearer (§7.4), then
+ * What the interceptors do for connect-node (connect-node/access-interceptor.ts,
+ * connect-node/service-params-interceptor.ts): the tenant from the bearer (§7.4), then
  * the version (§3.6.2) and the activated extensions into the call's
  * values. Returns the extensions to echo (§10.2); throws the ConnectError
  * that refuses the call.

@@ -1,9 +1,9 @@
 import { fromJson, toJson, type DescMessage, type JsonObject, type Message } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { callScopeKey, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { dialectV1, V03_RPCS, V03Service, type V03Rpc } from "../../protocol/index.js";
-import { callUnary, openSequenced } from "../http/index.js";
-import { deadlineOf, toConnectError } from "./connect-errors.js";
+import { callScopeKey, type A2AServiceApi, type Logger } from "../../../core/index.js";
+import { dialectV1, V03_RPCS, V03Service, type V03Rpc } from "../../../protocol/index.js";
+import { callUnary, openSequenced } from "../../http/index.js";
+import { deadlineOf, toConnectError } from "../call/index.js";
 
 /**
  * The v0.3 gRPC service (`a2a.v1.A2AService`, the v0.3 proto), registered on

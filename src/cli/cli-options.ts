@@ -1,5 +1,5 @@
 import { ArgumentError, parseArguments, type OptionDoc } from "./cli-args.js";
-import { buildConfig, ConfigError, DEFAULT_CONFIG, readConfigFile, type ConfigSource, type HubConfig } from "./config/index.js";
+import { buildConfig, ConfigError, DEFAULT_CONFIG, readConfigFile, type ConfigSource, type HubConfig } from "../server/index.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 

@@ -1,7 +1,7 @@
 import type { ConnectRouter, HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import type { A2AServiceApi, Logger } from "../../core/index.js";
-import { deadlineOf, toConnectError } from "./connect-errors.js";
+import { A2AService } from "../../../../gen/a2a/v1/a2a_pb.js";
+import type { A2AServiceApi, Logger } from "../../../core/index.js";
+import { deadlineOf, toConnectError } from "../call/index.js";
 
 /**
  * Registers the one service on a connect router (Connect, gRPC and gRPC-Web

@@ -1,9 +1,9 @@
 import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
-import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import { WireAnswer, type A2AServiceApi, type Logger } from "../../core/index.js";
-import { wireMethodOf } from "../http/index.js";
-import { toConnectError } from "./connect-errors.js";
+import { A2AService } from "../../../../../gen/a2a/v1/a2a_pb.js";
+import { WireAnswer, type A2AServiceApi, type Logger } from "../../../../core/index.js";
+import { wireMethodOf } from "../../../http/index.js";
+import { toConnectError } from "../../call/index.js";
 import type { GrpcCall } from "./grpc-call.js";
 
 /** One unary RPC answered on the direct path. */
