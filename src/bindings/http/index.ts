@@ -5,6 +5,7 @@
  * the facade call context, ProtoJSON reading/writing and error details.
  */
 export { BodyAbortedError, BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, expireBody, readBody } from "./body-reader.js";
+export { grpcStatusName, HTTP_FAILURES, HttpFailure, httpFailureBody, nothingServedAt, type HttpFailureKind } from "./http-failure.js";
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { ClientGone } from "./client-gone.js";

@@ -2,6 +2,7 @@ import type { TLSSocket } from "node:tls";
 import { scopeRefusal, type AccessDecision, type AccessGuard, type Credentials, type Identification, type PeerCertificate } from "../../auth/index.js";
 import type { CallScope } from "../../core/index.js";
 import { writeHead, type HttpRequest, type HttpResponse } from "./http-exchange.js";
+import { HTTP_FAILURES, httpFailureBody } from "./http-failure.js";
 
 /** Kept on the request under a private symbol: who it was found to be, once. */
 const IDENTIFICATION = Symbol("a2a-hub identification");
@@ -47,8 +48,8 @@ export function identifyFirst<Req extends HttpRequest, Res extends HttpResponse>
       })
       // The handlers answer their own failures; this is the last resort, so that nothing is left unanswered.
       .catch(() => {
-        if (!res.headersSent) writeHead(res, 500, { "content-type": "application/json" });
-        if (!res.writableEnded) res.end(JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "internal error" } }));
+        if (!res.headersSent) writeHead(res, HTTP_FAILURES.internal.httpStatus, { "content-type": "application/json" });
+        if (!res.writableEnded) res.end(JSON.stringify(httpFailureBody("internal", "internal error")));
       });
   };
 }

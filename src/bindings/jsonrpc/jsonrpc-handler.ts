@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
   httpCallContext,
+  HTTP_FAILURES,
   jsonDepthRefusal,
   lastEventId,
   negotiateServiceParams,
@@ -234,7 +235,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     });
     try {
       if (req.method !== "POST") {
-        sendJson(res, 405, errorResponse(null, new EnvelopeError("invalidRequest", `JSON-RPC requests are POSTed, not sent with ${req.method}`).toJsonRpc()), { allow: "POST" });
+        sendJson(res, HTTP_FAILURES.methodNotAllowed.httpStatus, errorResponse(null, new EnvelopeError("invalidRequest", `JSON-RPC requests are POSTed, not sent with ${req.method}`).toJsonRpc()), { allow: "POST" });
         return;
       }
       // §3.6.2: an unsupported version is refused before the envelope is read, so its id is null.

@@ -1,6 +1,5 @@
 import { A2AError } from "../../core/index.js";
-import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, jsonDepthRefusal, readBody, requireJsonContentType, type HttpRequest } from "../http/index.js";
-import { HttpFailure } from "./http-failure.js";
+import { BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth, HttpFailure, jsonDepthRefusal, readBody, requireJsonContentType, type HttpRequest } from "../http/index.js";
 
 /**
  * Reads a POST body as JSON; undefined when there is none (the SDK's

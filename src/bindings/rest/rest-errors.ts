@@ -1,9 +1,7 @@
-import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { A2AError, isA2AError, type Logger } from "../../core/index.js";
 import { bearerChallenge } from "../../protocol/index.js";
-import { errorDetails, type ErrorDetail } from "../http/index.js";
-import { HTTP_FAILURES, HttpFailure } from "./http-failure.js";
+import { errorDetails, grpcStatusName, HTTP_FAILURES, HttpFailure, type ErrorDetail } from "../http/index.js";
 
 /** Where the RFC 9457 `type` URIs of A2A errors live (v1.0 draft §5.4). */
 export const A2A_ERROR_TYPE_BASE = "https://a2a-protocol.org/errors/";
@@ -97,9 +95,4 @@ export function problemBody(f: RestFailure): JsonObject {
   if (f.reason !== undefined) body.reason = f.reason;
   for (const [k, v] of Object.entries(f.extensions)) if (!(k in body)) body[k] = v;
   return body;
-}
-
-/** google.rpc.Code names are the UPPER_SNAKE spelling of connect's Code names ("FailedPrecondition" → "FAILED_PRECONDITION"). */
-export function grpcStatusName(code: Code): string {
-  return (Code[code] ?? "Unknown").replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 }

@@ -9,6 +9,8 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   encodeOnce,
   httpCallContext,
+  HttpFailure,
+  nothingServedAt,
   lastEventId,
   negotiateServiceParams,
   queryParams,
@@ -17,7 +19,6 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from "../http/index.js";
-import { HttpFailure } from "./http-failure.js";
 import { readJsonBody } from "./request-body.js";
 import { statusBody, toRestFailure } from "./rest-errors.js";
 import { sendFailure, sendResult } from "./rest-response.js";
@@ -97,7 +98,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     let operation: string | undefined;
     try {
       const match = matchRoute(req.method ?? "", relative);
-      if (match.kind === "notFound") throw new HttpFailure("notFound", `nothing is served at ${req.method} ${path}`);
+      if (match.kind === "notFound") throw new HttpFailure("notFound", nothingServedAt(req.method, path));
       if (match.kind === "wrongMethod") {
         const allow = match.allow.join(", ");
         throw new HttpFailure("methodNotAllowed", `${path} answers ${allow}, not ${req.method}`, { allow });

@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_JSON_DEPTH,
   httpCallContext,
+  HttpFailure,
   lastEventId,
   negotiateServiceParams,
   openSequenced,
@@ -19,7 +20,6 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from "../http/index.js";
-import { HttpFailure } from "./http-failure.js";
 import { readJsonBody } from "./request-body.js";
 import { toRestFailure, type RestFailure } from "./rest-errors.js";
 import type { RestHandlerOptions } from "./rest-handler.js";

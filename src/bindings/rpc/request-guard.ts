@@ -1,8 +1,8 @@
 import type { ConnectError } from "@connectrpc/connect";
-import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, codeToString, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
-import { abandonBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { abandonBody, HTTP_FAILURES, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../http/index.js";
 
 /** Where connect-node serves the A2A RPCs: /lf.a2a.v1.A2AService/<Method>. */
 const RPC_PREFIX = `/${A2AService.typeName}/`;
@@ -38,7 +38,10 @@ export function guardRpcRequests<Req extends HttpRequest, Res extends HttpRespon
     const method = A2AService.methods.find((m) => req.url!.slice(RPC_PREFIX.length).split("?")[0] === m.name);
     if (!method) return handler(req, res);
     if (req.method !== "POST") {
-      return sendJson(res, 405, { code: "unimplemented", message: `${RPC_PREFIX}${method.name} is called with POST, not ${req.method}` }, { allow: "POST", ...abandonBody(req, res, { keepAlive: true }) });
+      const row = HTTP_FAILURES.methodNotAllowed;
+      // The Connect protocol's error body, its code the table row's.
+      const body = { code: codeToString(row.grpcCode), message: `${RPC_PREFIX}${method.name} is called with POST, not ${req.method}` };
+      return sendJson(res, row.httpStatus, body, { allow: "POST", ...abandonBody(req, res, { keepAlive: true }) });
     }
     const type = req.headers["content-type"];
     if (typeof type === "string" && ACCEPTED.test(type.trim())) {
