@@ -26,11 +26,10 @@ export {
   type JsonRpcResponse,
 } from "./jsonrpc-envelope.js";
 export { readProtoJson, writeProtoJson } from "./proto-json.js";
-export { wireJson, type WireJsonOptions } from "./wire-json.js";
+export { wireJson, type WireJsonOptions } from "../codec/index.js";
 export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type RestVerb, type V03Dialect } from "./operations.js";
 export * as dialectV03 from "./dialect-v03.js";
 export { V03_RPCS, V03Service, type V03Rpc } from "./v03-rpcs.js";
 export * as dialectV1 from "./dialect-v1.js";
 export type * from "./v03-types.js";
-export { ProtoWriter, WIRE } from "./proto-writer.js";
-export { MalformedProto, ProtoReader } from "./proto-reader.js";
+export { MalformedProto, ProtoReader, ProtoWriter, WIRE } from "../codec/index.js";

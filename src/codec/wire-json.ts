@@ -1,5 +1,5 @@
 import { fromBinary, ScalarType, toJson, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { requiredFields, writeProtoJson, zeroJsonText } from "./proto-json.js";
+import { requiredFields, writeProtoJson, zeroJsonText } from "../protocol/proto-json.js";
 import { MalformedProto, ProtoReader } from "./proto-reader.js";
 
 /** Whether the zero-valued fields the A2A JSON bindings always write (proto-json.ts) are written. */
