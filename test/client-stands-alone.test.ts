@@ -57,6 +57,12 @@ describe("the client stands alone", () => {
     expect(outside(files, ["src/protocol/", "src/codec/", "gen/"])).toEqual([]);
   });
 
+  it("src/codec is below protocol: it imports nothing of ours", async () => {
+    const { files } = await graphOf("src/codec/index.ts");
+    expect(files).toContain("src/codec/json-from-binary.ts");
+    expect(outside(files, ["src/codec/"])).toEqual([]);
+  });
+
   it.each(["src/core/index.ts", "src/bindings/jsonrpc/index.ts", "src/bindings/rest/index.ts", "src/bindings/connect/index.ts"])("%s takes the shared rules from src/protocol", async (entry) => {
     const { files } = await graphOf(entry);
     expect(files.some((f) => f.startsWith("src/protocol/"))).toBe(true);
