@@ -6,7 +6,7 @@ import { REPO_ROOT } from "./helpers/server-process.js";
 /*
  * The client (src/client) works against any A2A server without loading
  * server code: what both sides share lives in src/protocol, a leaf that
- * imports only gen/ and libraries. Checked on the module graph esbuild
+ * imports only gen/, the protobuf codec (src/codec) and libraries. Checked on the module graph esbuild
  * resolves from each entry, which is what `import { A2AClient }` loads.
  */
 
@@ -42,19 +42,25 @@ const outside = (files: string[], allowed: string[]) => files.filter((f) => !all
 const SERVER_PACKAGES = ["better-sqlite3", "pg", "pino", "prom-client", "@opentelemetry/sdk-trace-node", "yaml"];
 
 describe("the client stands alone", () => {
-  it("importing src/client loads only src/client, src/protocol, src/card-signature and gen/, and no server package", async () => {
+  it("importing src/client loads only src/client, src/protocol, src/codec, src/card-signature and gen/, and no server package", async () => {
     const { files, packages } = await graphOf("src/client/index.ts");
     // Not vacuous: the client does reach the shared leaf and its own transports.
     expect(files).toContain("src/protocol/error-table.ts");
     expect(files).toContain("src/client/jsonrpc-transport.ts");
-    expect(outside(files, ["src/client/", "src/protocol/", "src/card-signature/", "gen/"])).toEqual([]);
+    expect(outside(files, ["src/client/", "src/protocol/", "src/codec/", "src/card-signature/", "gen/"])).toEqual([]);
     expect(packages.filter((p) => SERVER_PACKAGES.includes(p))).toEqual([]);
   });
 
-  it("src/protocol is a leaf: it imports only itself and gen/", async () => {
+  it("src/protocol is a leaf: it imports only itself, the codec below it and gen/", async () => {
     const { files } = await graphOf("src/protocol/index.ts");
     expect(files).toContain("src/protocol/dialect-v03.ts");
-    expect(outside(files, ["src/protocol/", "gen/"])).toEqual([]);
+    expect(outside(files, ["src/protocol/", "src/codec/", "gen/"])).toEqual([]);
+  });
+
+  it("src/codec is below protocol: it imports nothing of ours", async () => {
+    const { files } = await graphOf("src/codec/index.ts");
+    expect(files).toContain("src/codec/json-from-binary.ts");
+    expect(outside(files, ["src/codec/"])).toEqual([]);
   });
 
   it.each(["src/core/index.ts", "src/bindings/jsonrpc/index.ts", "src/bindings/rest/index.ts", "src/bindings/rpc/index.ts"])("%s takes the shared rules from src/protocol", async (entry) => {

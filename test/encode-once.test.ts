@@ -14,7 +14,7 @@ function counted(size = 8) {
 describe("encodeOnce: one encoding per event for every stream that sends it", () => {
   it("encodes an event once however many subscribers ask, in either order", () => {
     const { encode, calls } = counted();
-    // One unit's burst at most: the echo agent's 16 events a turn, four turns (core/unit-of-work.ts).
+    // One unit's burst at most: the echo agent's 16 events a turn, four turns (core/engine/unit-of-work.ts).
     const burst = Array.from({ length: 64 }, (_, n) => ({ n }));
     // Subscriber after subscriber, each reading the whole burst...
     for (let s = 0; s < 100; s++) for (const e of burst) expect(encode(e)).toBe(`${e.n}`.padEnd(8, "."));

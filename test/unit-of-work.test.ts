@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { UnitOfWork } from "../src/core/unit-of-work.js";
+import { UnitOfWork } from "../src/core/engine/index.js";
 import type { Logger } from "../src/core/index.js";
 import type { TaskStore } from "../src/store/index.js";
 
 /**
- * When group commit cuts a unit (core/unit-of-work.ts): at the end of the
+ * When group commit cuts a unit (core/engine/unit-of-work.ts): at the end of the
  * second turn after it opened, or later while every turn adds writes, up to
  * four turns. Counted in check phases: the test's own immediates run right
  * after the unit's in each of them.

@@ -6,7 +6,7 @@ import { wireJson, writeProtoJson } from "../src/protocol/index.js";
 import { seededRandom, type SeededRandom } from "./helpers/seeded-random.js";
 
 /**
- * wireJson (protocol/wire-json.ts) writes ProtoJSON straight from protobuf
+ * wireJson (codec/json-from-binary.ts) writes ProtoJSON straight from protobuf
  * binary. Its promise: the same text, to the character, as decoding the
  * bytes and writing them with writeProtoJson (JSON-RPC, REST) or toJson
  * (Connect), and for bytes it does not take on, the decoding path's own

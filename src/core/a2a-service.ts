@@ -9,8 +9,7 @@ import { stderrLogger, type Logger } from "./logger.js";
 import * as op from "./operations/index.js";
 import { DEFAULT_RETRY_POLICY, SendLedger, type RetryPolicy } from "./send-ledger.js";
 import { TenantCounter } from "./tenant-counter.js";
-import { TaskEngine } from "./task-engine.js";
-import type { UnitOfWork } from "./unit-of-work.js";
+import { TaskEngine, type UnitOfWork } from "./engine/index.js";
 
 /** What the core needs to serve A2A. */
 export interface CoreOptions {
@@ -47,7 +46,7 @@ async function* events(stream: AsyncIterable<SequencedEvent>) {
 /**
  * An answer leaves only once what it was read from is durable: a read made
  * while the turn's unit of work is open sees writes not yet committed
- * (group commit, unit-of-work.ts), and nobody may be told of those first.
+ * (group commit, engine/unit-of-work.ts), and nobody may be told of those first.
  */
 function durably<Req, Res>(work: UnitOfWork, handler: (req: Req, ctx: HandlerContext) => Promise<Res>) {
   return async (req: Req, ctx: HandlerContext): Promise<Res> => {

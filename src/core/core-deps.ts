@@ -2,7 +2,7 @@ import type { TaskStore } from "../store/index.js";
 import type { AgentDirectory } from "./agent-directory.js";
 import type { Logger } from "./logger.js";
 import type { RetryPolicy, SendLedger } from "./send-ledger.js";
-import type { TaskEngine } from "./task-engine.js";
+import type { TaskEngine } from "./engine/index.js";
 import type { TenantCounter } from "./tenant-counter.js";
 
 /**

@@ -5,9 +5,7 @@ import type { StoreScope, TaskStore } from "../store/index.js";
 import { EventQueue } from "../execution/index.js";
 import type { SequencedEvent } from "./a2a-handlers.js";
 import type { CoreLimits } from "./core-deps.js";
-import type { BusEvent, TaskEngine } from "./task-engine.js";
-import { busEvent } from "./engine/index.js";
-import type { UnitOfWork } from "./unit-of-work.js";
+import { busEvent, type BusEvent, type TaskEngine, type UnitOfWork } from "./engine/index.js";
 import { overflowDropKey } from "./call-context.js";
 
 /** The limits a stream's live tail is kept within. */

@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { SendMessageResponseSchema, TaskSchema, type Message } from "../../gen/a2a/v1/a2a_pb.js";
-import { ProtoWriter } from "../protocol/index.js";
+import { ProtoWriter } from "../codec/index.js";
 import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
 
 /**

@@ -2,9 +2,9 @@
  * The A2A protocol facts server and client share, and nothing else: the
  * error type and its one binding table (§5.4), task-state rules, version
  * parsing (§3.6), the JSON-RPC 2.0 envelope, ProtoJSON reading/writing and
- * the v1.0/v0.3 JSON dialects. A leaf: it imports only gen/ and libraries,
- * so the client (src/client) works against any A2A server without loading
- * server code.
+ * the v1.0/v0.3 JSON dialects. A leaf: it imports only gen/, the protobuf
+ * codec below it (src/codec) and libraries, so the client (src/client)
+ * works against any A2A server without loading server code.
  */
 export { A2AError, invalidParams, isA2AError, taskNotFound, type A2AErrorOptions, type FieldViolation } from "./a2a-error.js";
 export { bearerChallenge } from "./bearer-challenge.js";
@@ -25,12 +25,11 @@ export {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "./jsonrpc-envelope.js";
-export { readProtoJson, writeProtoJson } from "./proto-json.js";
-export { wireJson, type WireJsonOptions } from "./wire-json.js";
+export { readProtoJson, wireJson, writeProtoJson, type WireJsonOptions } from "./proto-json.js";
 export { OPERATION_LIST, OPERATIONS, type Operation, type OperationName, type RestVerb, type V03Dialect } from "./operations.js";
 export * as dialectV03 from "./dialect-v03.js";
 export { V03_RPCS, V03Service, type V03Rpc } from "./v03-rpcs.js";
 export * as dialectV1 from "./dialect-v1.js";
 export type * from "./v03-types.js";
-export { ProtoWriter, WIRE } from "./proto-writer.js";
-export { MalformedProto, ProtoReader } from "./proto-reader.js";
+/** Re-exported for the store, which still reads the codec through this door; new code imports ../codec/index.js. */
+export { MalformedProto, ProtoReader, ProtoWriter, WIRE } from "../codec/index.js";

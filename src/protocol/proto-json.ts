@@ -1,15 +1,5 @@
-import {
-  create,
-  fromJson,
-  ScalarType,
-  toJson,
-  type DescEnum,
-  type DescField,
-  type DescMessage,
-  type JsonObject,
-  type JsonValue,
-  type MessageShape,
-} from "@bufbuild/protobuf";
+import { fromJson, type DescEnum, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { AlwaysEmitted, isWellKnown, jsonFromBinary } from "../codec/index.js";
 import { A2AError, type FieldViolation } from "./a2a-error.js";
 
 /**
@@ -21,7 +11,7 @@ import { A2AError, type FieldViolation } from "./a2a-error.js";
  * defaults: ListTasks without includeArtifacts has no `artifacts` (§3.1.4)
  * and historyLength 0 has no `history` (§3.2.4).
  */
-const ALWAYS_EMITTED = new Set<string>(
+const ALWAYS_EMITTED = new AlwaysEmitted(
   [
     "Task.id", "Task.context_id", "Task.status",
     "TaskStatus.state",
@@ -60,9 +50,23 @@ const READ_OPTIONS = { ignoreUnknownFields: true } as const;
  * present even when they hold a default.
  */
 export function writeProtoJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): JsonObject {
-  const json = toJson(schema, message) as JsonObject;
-  emitRequired(schema, json);
-  return json;
+  return ALWAYS_EMITTED.toJson(schema, message);
+}
+
+/** Whether the A2A bindings' always-emitted fields (above) are written. */
+export interface WireJsonOptions {
+  /** true: as writeProtoJson (JSON-RPC, REST); false: as toJson alone (Connect's JSON codec). */
+  readonly required: boolean;
+}
+
+/**
+ * ProtoJSON text of a message given in protobuf binary, the same to the
+ * character as `JSON.stringify(writeProtoJson(schema, fromBinary(schema,
+ * bytes)))` (or of toJson, without `required`), read straight off the
+ * wire (src/codec/json-from-binary.ts).
+ */
+export function wireJson(schema: DescMessage, bytes: Uint8Array, options: WireJsonOptions): string {
+  return jsonFromBinary(schema, bytes, options.required ? ALWAYS_EMITTED : undefined);
 }
 
 /**
@@ -205,123 +209,6 @@ function decodeProblem(desc: DescMessage, json: unknown): string | undefined {
 function cleanReason(reason: string): string {
   const i = reason.indexOf("from JSON: ");
   return i >= 0 ? reason.slice(i + "from JSON: ".length) : reason;
-}
-
-/**
- * Puts the ALWAYS_EMITTED fields toJson left out back into `json`. It walks
- * the JSON, not the message: the JSON has every value that is set, and a
- * missing key is a field at its default. Only the types that can hold such
- * a field are walked (a stream sends thousands of artifact chunks whose
- * parts hold none).
- */
-function emitRequired(desc: DescMessage, json: JsonObject): void {
-  const plan = emissionPlan(desc);
-  for (const field of plan.required) if (json[field.jsonName] === undefined) json[field.jsonName] = zeroJson(field);
-  for (const field of plan.nested) {
-    const value = json[field.jsonName];
-    if (value === undefined) continue;
-    const child = (field as DescField & { message: DescMessage }).message;
-    if (field.fieldKind === "message") {
-      if (isObject(value)) emitRequired(child, value);
-    } else if (field.fieldKind === "list") {
-      if (Array.isArray(value)) for (const item of value) if (isObject(item)) emitRequired(child, item);
-    } else if (isObject(value)) {
-      for (const item of Object.values(value)) if (isObject(item)) emitRequired(child, item);
-    }
-  }
-}
-
-/** The ALWAYS_EMITTED fields of a message type, in declaration order (the order emitRequired adds them in). */
-export function requiredFields(desc: DescMessage): readonly DescField[] {
-  return emissionPlan(desc).required;
-}
-
-/** The ProtoJSON text of a field holding its zero value, as emitRequired writes it. */
-export function zeroJsonText(field: DescField): string {
-  return JSON.stringify(zeroJson(field));
-}
-
-/** Which fields of a message emitRequired fills in, and which it walks into. */
-interface EmissionPlan {
-  /** Fields of ALWAYS_EMITTED. */
-  readonly required: readonly DescField[];
-  /** Message, list-of-message and map-of-message fields whose type holds an ALWAYS_EMITTED field somewhere below. */
-  readonly nested: readonly DescField[];
-}
-
-/**
- * Worked out once per message type, so that writing an event costs one
- * walk of the JSON where a required field can be missing, and nothing
- * below a type that has none (an artifact's parts, say).
- */
-const plans = new Map<string, EmissionPlan>();
-
-function emissionPlan(desc: DescMessage): EmissionPlan {
-  let plan = plans.get(desc.typeName);
-  if (plan) return plan;
-  const required = desc.fields.filter((f) => ALWAYS_EMITTED.has(`${desc.typeName}.${f.name}`));
-  const nested = desc.fields.filter((f) => {
-    const child = messageOf(f);
-    return child !== undefined && !isWellKnown(child) && holdsRequired(child, new Set());
-  });
-  plan = { required, nested };
-  plans.set(desc.typeName, plan);
-  return plan;
-}
-
-/** Whether a message type or one below it has an ALWAYS_EMITTED field; a type met again on the way down adds nothing new. */
-function holdsRequired(desc: DescMessage, seen: Set<string>): boolean {
-  if (seen.has(desc.typeName)) return false;
-  seen.add(desc.typeName);
-  for (const f of desc.fields) {
-    if (ALWAYS_EMITTED.has(`${desc.typeName}.${f.name}`)) return true;
-    const child = messageOf(f);
-    if (child && !isWellKnown(child) && holdsRequired(child, seen)) return true;
-  }
-  return false;
-}
-
-/** The message type a field holds, alone, in a list or as map values. */
-function messageOf(f: DescField): DescMessage | undefined {
-  if (f.fieldKind === "message") return f.message;
-  if (f.fieldKind === "list" && f.listKind === "message") return f.message;
-  if (f.fieldKind === "map" && f.mapKind === "message") return f.message;
-  return undefined;
-}
-
-/** The ProtoJSON of a field holding its zero value. */
-function zeroJson(field: DescField): JsonValue {
-  switch (field.fieldKind) {
-    case "list":
-      return [];
-    case "map":
-      return {};
-    case "enum":
-      return field.enum.values.find((v) => v.number === 0)?.name ?? 0;
-    case "message":
-      return writeProtoJson(field.message, create(field.message));
-    case "scalar":
-      switch (field.scalar) {
-        case ScalarType.STRING:
-        case ScalarType.BYTES:
-          return "";
-        case ScalarType.BOOL:
-          return false;
-        case ScalarType.INT64:
-        case ScalarType.UINT64:
-        case ScalarType.SINT64:
-        case ScalarType.FIXED64:
-        case ScalarType.SFIXED64:
-          return "0";
-        default:
-          return 0;
-      }
-  }
-}
-
-/** google.protobuf.* types have their own JSON forms (Struct, Value, Timestamp…): not walked. */
-function isWellKnown(desc: DescMessage): boolean {
-  return desc.typeName.startsWith("google.protobuf.");
 }
 
 function isObject(v: unknown): v is JsonObject {

@@ -1,5 +1,5 @@
 /**
- * JSON text already written (protocol/wire-json.ts), carried where a JSON
+ * JSON text already written (codec/json-from-binary.ts), carried where a JSON
  * value goes: sendJson splices it into the body it writes instead of
  * stringifying a value. Anything else that stringifies it still gets the
  * same JSON, through toJSON, at the cost of a parse.

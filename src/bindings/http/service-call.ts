@@ -25,7 +25,7 @@ export function wireMethodOf(rpc: DescMethod): keyof A2AWireAnswers | undefined 
 /**
  * Calls a unary operation for a JSON binding (JSON-RPC v1.0, REST): its
  * answer as writeProtoJson writes it. An answer the service gives in
- * binary is written straight from its bytes (protocol/wire-json.ts), the
+ * binary is written straight from its bytes (codec/json-from-binary.ts), the
  * same text without decoding it into a message first.
  */
 export async function callUnaryJson(service: A2AServiceApi, rpc: DescMethod, req: Message, ctx: HandlerContext): Promise<unknown> {

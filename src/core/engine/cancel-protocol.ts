@@ -15,7 +15,7 @@ import type { AgentEvents } from "./agent-events.js";
 import type { RunRegistry } from "./run-registry.js";
 import { newRun, taskKey, type Run } from "./run.js";
 import type { BusEvent, TaskWriter } from "./task-writer.js";
-import type { UnitOfWork } from "../unit-of-work.js";
+import type { UnitOfWork } from "./unit-of-work.js";
 import { waitSettled } from "./wait-settled.js";
 
 /** How long CancelTask waits for an agent's cancel hook before it cancels anyway. */

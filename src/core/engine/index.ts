@@ -1,4 +1,10 @@
-/** The parts TaskEngine (../task-engine.ts) is composed of, one concept a file. */
+/**
+ * The engine: TaskEngine runs agents on tasks and writes what they publish
+ * through the turn's UnitOfWork (group commit); the parts it is composed
+ * of, one concept a file, are exported for their own tests.
+ */
+export { TaskEngine } from "./task-engine.js";
+export { UnitOfWork } from "./unit-of-work.js";
 export { AgentEvents } from "./agent-events.js";
 export { CancelProtocol } from "./cancel-protocol.js";
 export { FleetRelay } from "./fleet-relay.js";

@@ -22,7 +22,7 @@ import type { EventBus } from "../../execution/index.js";
 import type { TaskStore } from "../../store/index.js";
 import { isSettled } from "../../protocol/index.js";
 import type { Logger } from "../logger.js";
-import type { UnitOfWork } from "../unit-of-work.js";
+import type { UnitOfWork } from "./unit-of-work.js";
 import type { RunRegistry } from "./run-registry.js";
 import { systemMessage, taskKey, type TaskAddress } from "./run.js";
 import { LogWindow, OUTAGE_LOG_WINDOW_MS } from "../log-window.js";

@@ -11,7 +11,7 @@ import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema, type Art
 import type { EventBus } from "../../execution/index.js";
 import type { LoggedEvent, StoreScope, TaskStore } from "../../store/index.js";
 import { isSettled } from "../../protocol/index.js";
-import type { UnitOfWork } from "../unit-of-work.js";
+import type { UnitOfWork } from "./unit-of-work.js";
 import type { RunRegistry } from "./run-registry.js";
 import { taskKey, type Run, type RunOptions, type TaskAddress } from "./run.js";
 

@@ -19,7 +19,7 @@ import type { CoreDeps } from "../core-deps.js";
 import { clientError } from "../store-errors.js";
 import type { HostedAgent } from "../hosted-agent.js";
 import { IDEMPOTENCY_KEY_HEADER, sendKeyOf, type PriorSend, type SendClaim } from "../send-ledger.js";
-import type { RunOptions } from "../task-engine.js";
+import type { RunOptions } from "../engine/index.js";
 import { limitReached } from "../tenant-counter.js";
 import { isSettled, isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";

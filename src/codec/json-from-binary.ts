@@ -1,41 +1,32 @@
 import { fromBinary, ScalarType, toJson, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { requiredFields, writeProtoJson, zeroJsonText } from "./proto-json.js";
+import type { AlwaysEmitted } from "./always-emitted.js";
 import { MalformedProto, ProtoReader } from "./proto-reader.js";
-
-/** Whether the zero-valued fields the A2A JSON bindings always write (proto-json.ts) are written. */
-export interface WireJsonOptions {
-  /** true: as writeProtoJson (JSON-RPC, REST); false: as toJson alone (Connect's JSON codec). */
-  readonly required: boolean;
-}
 
 /**
  * ProtoJSON text of a message given in protobuf binary, the same to the
- * character as `JSON.stringify(writeProtoJson(schema, fromBinary(schema,
- * bytes)))` (or of toJson, without `required`), read straight off the wire:
- * no message object, no JSON object tree, one string. Why: a JSON answer of
- * a task the store holds as bytes decoded them into a Task, walked it into
- * a JSON object, and walked that into text; the three walks and the
- * objects they leave for the collector were ~13 µs of a JSON-RPC
- * SendMessage (cpu-prof: fromBinary 5.0, writeProtoJson 4.3, the
- * stringify in sendJson), against 6 µs for this. Side by side, JSON-RPC
- * SendMessage: CPU per call ×0.96, calls per second ×1.046.
+ * character as `JSON.stringify(emitted.toJson(schema, fromBinary(schema,
+ * bytes)))` (or of toJson, without `emitted`), read straight off the wire:
+ * no message object, no JSON object tree, one string. Why: decoding bytes
+ * into a message, walking it into a JSON object and that into text costs
+ * three walks and the objects they leave for the collector, about twice
+ * this one walk (measurements in docs/performance.md).
  *
  * Fields come out in number order, as toJson writes them; the always-
- * written fields a message lacks come after, as writeProtoJson adds them.
- * Whatever this reader does not take on (a map, an int64, a group, a
+ * emitted fields a message lacks come after, as AlwaysEmitted.fill adds
+ * them. Whatever this reader does not take on (a map, an int64, a group, a
  * singular field or oneof given twice, which protobuf merges, a value
  * toJson refuses) sends the whole message down the decoding path, which
  * answers it, or refuses it, as before.
  */
-export function wireJson(schema: DescMessage, bytes: Uint8Array, options: WireJsonOptions): string {
+export function jsonFromBinary(schema: DescMessage, bytes: Uint8Array, emitted: AlwaysEmitted | undefined): string {
   try {
     const r = new ProtoReader(bytes);
-    return messageJson(r, schema, bytes.length, options.required);
+    return messageJson(r, schema, bytes.length, emitted);
   } catch (e) {
     // Malformed bytes too: fromBinary refuses them with its own error, as before.
     if (e !== DECODE_INSTEAD && !(e instanceof MalformedProto)) throw e;
     const message = fromBinary(schema, bytes);
-    return JSON.stringify(options.required ? writeProtoJson(schema, message) : toJson(schema, message));
+    return JSON.stringify(emitted ? emitted.toJson(schema, message) : toJson(schema, message));
   }
 }
 
@@ -70,8 +61,9 @@ interface Slot {
 interface Plan {
   readonly slots: readonly Slot[];
   readonly byNumber: ReadonlyMap<number, Slot>;
-  /** The always-written fields, in declaration order, with their zero value's text. */
-  readonly required: readonly { readonly slot: Slot; readonly zero: string }[];
+  /** The always-emitted fields of `emittedBy`, in declaration order, with their zero value's text: worked out on first use. */
+  required: readonly { readonly slot: Slot; readonly zero: string }[];
+  emittedBy: AlwaysEmitted | undefined;
   readonly oneofs: number;
 }
 
@@ -94,14 +86,13 @@ function planOf(desc: DescMessage): Plan {
     };
   });
   const byNumber = new Map(slots.map((s) => [s.field.number, s]));
-  const required = requiredFields(desc).map((f) => ({ slot: byNumber.get(f.number)!, zero: zeroJsonText(f) }));
-  plan = { slots, byNumber, required, oneofs: desc.oneofs.length };
+  plan = { slots, byNumber, required: [], emittedBy: undefined, oneofs: desc.oneofs.length };
   plans.set(desc, plan);
   return plan;
 }
 
 /** One message, from the reader's position to `end`. */
-function messageJson(r: ProtoReader, desc: DescMessage, end: number, required: boolean): string {
+function messageJson(r: ProtoReader, desc: DescMessage, end: number, emitted: AlwaysEmitted | undefined): string {
   switch (desc.typeName) {
     case TIMESTAMP:
       return timestampJson(r, end);
@@ -124,7 +115,7 @@ function messageJson(r: ProtoReader, desc: DescMessage, end: number, required: b
       r.skip(wireType);
       continue;
     }
-    const text = fieldJson(r, slot, wireType, required);
+    const text = fieldJson(r, slot, wireType, emitted);
     if (slot.repeated) {
       const list = values[slot.index];
       if (list === undefined) values[slot.index] = [text!];
@@ -146,7 +137,11 @@ function messageJson(r: ProtoReader, desc: DescMessage, end: number, required: b
     if (v === undefined) continue;
     out += `${out === "" ? "" : ","}${plan.slots[i]!.key}${typeof v === "string" ? v : `[${v.join(",")}]`}`;
   }
-  if (required) {
+  if (emitted) {
+    if (plan.emittedBy !== emitted) {
+      plan.required = emitted.fieldsOf(desc).map((f) => ({ slot: plan.byNumber.get(f.number)!, zero: emitted.zeroText(f) }));
+      plan.emittedBy = emitted;
+    }
     for (const { slot, zero } of plan.required) {
       if (values[slot.index] === undefined) out += `${out === "" ? "" : ","}${slot.key}${zero}`;
     }
@@ -155,12 +150,12 @@ function messageJson(r: ProtoReader, desc: DescMessage, end: number, required: b
 }
 
 /** One value of a field; undefined for an implicit-presence scalar at its zero value (toJson leaves it out). */
-function fieldJson(r: ProtoReader, slot: Slot, wireType: number, required: boolean): string | undefined {
+function fieldJson(r: ProtoReader, slot: Slot, wireType: number, emitted: AlwaysEmitted | undefined): string | undefined {
   const f = slot.field;
   const kind = f.fieldKind === "list" ? f.listKind : f.fieldKind;
   if (kind === "message") {
     if (wireType !== 2) throw DECODE_INSTEAD;
-    return messageJson(r, (f as { message: DescMessage }).message, r.sub(r.end), required);
+    return messageJson(r, (f as { message: DescMessage }).message, r.sub(r.end), emitted);
   }
   if (kind === "enum") {
     if (wireType !== 0) throw DECODE_INSTEAD;

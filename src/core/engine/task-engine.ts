@@ -1,33 +1,21 @@
-import { TaskState, type Message, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { EventBus } from "../execution/index.js";
-import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
-import { A2AError, isSettled } from "../protocol/index.js";
-import type { HostedAgent } from "./hosted-agent.js";
-import type { Logger } from "./logger.js";
+import { TaskState, type Message, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import { EventBus } from "../../execution/index.js";
+import type { StoreScope, TaskStore, TaskView } from "../../store/index.js";
+import { A2AError, isSettled } from "../../protocol/index.js";
+import type { HostedAgent } from "../hosted-agent.js";
+import type { Logger } from "../logger.js";
 import { UnitOfWork } from "./unit-of-work.js";
-import {
-  addressed,
-  AgentEvents,
-  CancelProtocol,
-  FleetRelay,
-  LostWrites,
-  newRun,
-  OpenStreams,
-  recoverInFlight,
-  RunLifecycle,
-  sweepOrphans,
-  RunRegistry,
-  taskKey,
-  TaskWriter,
-  waitSettled,
-  type SettledWait,
-  type BusEvent,
-  type FirstOutcome,
-  type OpenStream,
-  type RunOptions,
-} from "./engine/index.js";
-
-export type { BusEvent, FirstOutcome, RunOptions } from "./engine/index.js";
+import { AgentEvents } from "./agent-events.js";
+import { CancelProtocol } from "./cancel-protocol.js";
+import { FleetRelay } from "./fleet-relay.js";
+import { LostWrites } from "./lost-writes.js";
+import { OpenStreams, type OpenStream } from "./open-streams.js";
+import { recoverInFlight, sweepOrphans } from "./recovery.js";
+import { RunLifecycle } from "./run-lifecycle.js";
+import { RunRegistry } from "./run-registry.js";
+import { addressed, newRun, taskKey, type FirstOutcome, type RunOptions } from "./run.js";
+import { TaskWriter, type BusEvent } from "./task-writer.js";
+import { waitSettled, type SettledWait } from "./wait-settled.js";
 
 /** How long a graceful stop waits for running agents to notice the abort. */
 const STOP_GRACE_MS = 2_000;
@@ -37,7 +25,7 @@ const STOP_GRACE_MS = 2_000;
  * logged events, written in the turn's unit of work (group commit) and
  * published on the bus once it has committed. The state machine (task-state.ts) is enforced
  * by AgentEvents: an event that breaks it is refused, logged and never stored.
- * This class composes the parts in ./engine/ and is what the rest of the code uses.
+ * This class composes the parts in this folder and is what the rest of the core uses.
  */
 export class TaskEngine {
   readonly bus = new EventBus<BusEvent>();
