@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { create, fromJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Role, SendMessageRequestSchema, TaskState, type Part, type StreamResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { CommandAgent, commandCard, InputRequestFilter, parseCommandAgentOptions, type CommandAgentOptions } from "../src/agents/index.js";
-import type { HostedAgent } from "../src/core/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { Role, SendMessageRequestSchema, TaskState, type Part, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { CommandAgent, commandCard, InputRequestFilter, parseCommandAgentOptions, type CommandAgentOptions } from "../../src/agents/index.js";
+import type { HostedAgent } from "../../src/core/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** The command agent, hosted in a hub and driven over gRPC and Connect. */
 
@@ -80,7 +80,7 @@ describe("command agent", () => {
     const events: Array<{ at: number; e: StreamResponse }> = [];
     const started = Date.now();
     for await (const e of t.client("connect-h2").sendStreamingMessage(request("lines", "hi"))) events.push({ at: Date.now() - started, e });
-    const chunks = events.filter((x) => x.e.payload.case === "artifactUpdate").map((x) => ({ at: x.at, u: x.e.payload.value as import("../gen/a2a/v1/a2a_pb.js").TaskArtifactUpdateEvent }));
+    const chunks = events.filter((x) => x.e.payload.case === "artifactUpdate").map((x) => ({ at: x.at, u: x.e.payload.value as import("../../gen/a2a/v1/a2a_pb.js").TaskArtifactUpdateEvent }));
     expect(chunks.map((c) => c.u.artifact?.parts.map((p) => p.content.value).join("")).join("")).toBe("line 1: hi\nline 2: hi\nline 3: hi\n");
     expect(chunks.length).toBeGreaterThanOrEqual(3);
     expect(chunks[0]!.u.append).toBe(false);

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, toJsonString } from "@bufbuild/protobuf";
-import { Role, SendMessageRequestSchema, StreamResponseSchema, TaskState, type StreamResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { AgentOptionsError, loadRemoteRegistry, parseRemoteAgentOptions, remoteHostedAgent } from "../src/agents/index.js";
-import { startSdkAgent, type SdkAgent } from "./fixtures/sdk-agent.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { Role, SendMessageRequestSchema, StreamResponseSchema, TaskState, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { AgentOptionsError, loadRemoteRegistry, parseRemoteAgentOptions, remoteHostedAgent } from "../../src/agents/index.js";
+import { startSdkAgent, type SdkAgent } from "../fixtures/sdk-agent.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** The remote agent: delegation to other A2A agents, and the protocol bridge it makes. */
 

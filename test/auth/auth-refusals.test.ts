@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { hashToken, RefusalLog } from "../src/auth/index.js";
-import { callWith } from "./helpers/auth-probe.js";
-import { memoryLogger } from "./helpers/memory-logger.js";
-import { configHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub } from "./helpers/test-hub.js";
+import { hashToken, RefusalLog } from "../../src/auth/index.js";
+import { callWith } from "../helpers/auth-probe.js";
+import { memoryLogger } from "../helpers/memory-logger.js";
+import { configHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub } from "../helpers/test-hub.js";
 
 /** Every refusal counted and logged with its reason, rate-limited so an attack cannot flood the log, never the credential. */
 describe("refusals in the log", () => {

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { BIN, startServing } from "./helpers/cli-process.js";
-import { configFiles } from "./helpers/config-files.js";
-import { sseMessages } from "./helpers/sse.js";
-import { HUB_AUDIENCE, TestIdp } from "./helpers/test-idp.js";
-import { until } from "./helpers/until.js";
+import { hashToken } from "../../src/auth/index.js";
+import { BIN, startServing } from "../helpers/cli-process.js";
+import { configFiles } from "../helpers/config-files.js";
+import { sseMessages } from "../helpers/sse.js";
+import { HUB_AUDIENCE, TestIdp } from "../helpers/test-idp.js";
+import { until } from "../helpers/until.js";
 
 /** SIGHUP reloads tenants, static tokens and JWT issuers without dropping open streams. */
 const files = configFiles("a2a-hub-reload-");

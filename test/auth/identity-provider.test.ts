@@ -1,11 +1,11 @@
 import { createHmac, createPublicKey } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base64url, decodeJwt } from "jose";
-import { hashToken } from "../src/auth/index.js";
-import { AUTH_BINDINGS, callWith, type AuthBinding } from "./helpers/auth-probe.js";
-import { HUB_AUDIENCE, newIdpKey, TestIdp } from "./helpers/test-idp.js";
-import { configHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { hashToken } from "../../src/auth/index.js";
+import { AUTH_BINDINGS, callWith, type AuthBinding } from "../helpers/auth-probe.js";
+import { HUB_AUDIENCE, newIdpKey, TestIdp } from "../helpers/test-idp.js";
+import { configHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /**
  * JWT access tokens of the user's own identity provider, a real OpenID

@@ -2,13 +2,13 @@ import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
-import { hashToken } from "../src/auth/index.js";
-import { textRequest } from "./helpers/messages.js";
-import { configHubOptions } from "./helpers/tenant-hub.js";
-import { missingCommands, skipsWithout } from "./helpers/outside-tools.js";
-import { TestCerts, type CertPair } from "./helpers/test-certs.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
+import { hashToken } from "../../src/auth/index.js";
+import { textRequest } from "../helpers/messages.js";
+import { configHubOptions } from "../helpers/tenant-hub.js";
+import { missingCommands, skipsWithout } from "../helpers/outside-tools.js";
+import { TestCerts, type CertPair } from "../helpers/test-certs.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** Mutual TLS (RFC 8705 §2): a verified client certificate names the tenant; certificates made in the test by openssl. */
 const SPIFFE = "spiffe://example.org/ns/acme/sa/bot";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { echoCard, type AgentExecutor, type EventSink, type ExecutionContext } from "../src/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { echoCard, type AgentExecutor, type EventSink, type ExecutionContext } from "../../src/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
 
 /** Published results of each step, in order, so tests can see what was refused. */
 const accepted: Record<string, boolean[]> = {};

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { AgentCardSchema, PartSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { A2AError, ERROR_TABLE, silentLogger, type A2AErrorName } from "../src/core/index.js";
-import { toConnectError } from "../src/bindings/connect/index.js";
-import { toJsonRpcError } from "../src/bindings/jsonrpc/index.js";
-import { grpcStatusName, problemBody, statusBody, toRestFailure } from "../src/bindings/rest/index.js";
-import { expectA2AError } from "./helpers/errors.js";
-import { v03Message } from "./helpers/json-messages.js";
-import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
-import { collect, textRequest } from "./helpers/messages.js";
-import { dataEvents, type SseStream } from "./helpers/sse.js";
-import { openStream, rest, sendText, userMessage } from "./helpers/rest.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub, type TransportName } from "./helpers/test-hub.js";
+import { AgentCardSchema, PartSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import { A2AError, ERROR_TABLE, silentLogger, type A2AErrorName } from "../../src/core/index.js";
+import { toConnectError } from "../../src/bindings/connect/index.js";
+import { toJsonRpcError } from "../../src/bindings/jsonrpc/index.js";
+import { grpcStatusName, problemBody, statusBody, toRestFailure } from "../../src/bindings/rest/index.js";
+import { expectA2AError } from "../helpers/errors.js";
+import { v03Message } from "../helpers/json-messages.js";
+import { openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
+import { collect, textRequest } from "../helpers/messages.js";
+import { dataEvents, type SseStream } from "../helpers/sse.js";
+import { openStream, rest, sendText, userMessage } from "../helpers/rest.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub, type TransportName } from "../helpers/test-hub.js";
 
 /**
  * §5.4's table as the spec prints it (plus the validation and system rows
@@ -41,7 +41,7 @@ const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }
   Unauthenticated: { jsonRpc: -32000, grpc: "UNAUTHENTICATED", http: 401 },
   // Ours (§7.5): a token without the scope an operation or agent needs; test/identity-provider walks it on every binding.
   PermissionDenied: { jsonRpc: -32000, grpc: "PERMISSION_DENIED", http: 403 },
-  // Ours: the store cannot be reached (PostgreSQL down); test/postgres-outage walks it on every binding.
+  // Ours: the store cannot be reached (PostgreSQL down); test/postgres/outage.test.ts walks it on every binding.
   Unavailable: { jsonRpc: -32000, grpc: "UNAVAILABLE", http: 503 },
   Internal: { jsonRpc: -32603, grpc: "INTERNAL", http: 500 },
 };

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import type { AgentExecutor } from "../src/execution/index.js";
-import { post, rpc } from "./helpers/jsonrpc-requests.js";
-import { textRequest } from "./helpers/messages.js";
-import { rest, userMessage } from "./helpers/rest.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import type { AgentExecutor } from "../../src/execution/index.js";
+import { post, rpc } from "../helpers/jsonrpc-requests.js";
+import { textRequest } from "../helpers/messages.js";
+import { rest, userMessage } from "../helpers/rest.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /*
  * §3.2.6, §3.3.4: extensions are judged once, in core, against the agent a

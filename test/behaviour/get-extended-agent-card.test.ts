@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "./helpers/test-hub.js";
-import { expectA2AError } from "./helpers/errors.js";
+import { AgentCardSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { expectA2AError } from "../helpers/errors.js";
 
 const hubs: TestHub[] = [];
 afterAll(async () => {

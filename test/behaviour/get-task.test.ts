@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "./helpers/test-hub.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { expectA2AError, violatedFields } from "./helpers/errors.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { expectA2AError, violatedFields } from "../helpers/errors.js";
 
 let t: TestHub;
 beforeAll(async () => {

@@ -15,21 +15,21 @@ import {
   type SendMessageResponse,
   type StreamResponse,
   type Task,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import type { AgentExecutor } from "../src/execution/index.js";
-import { v03Message } from "./helpers/json-messages.js";
-import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
-import { collect, textRequest } from "./helpers/messages.js";
-import { textOf } from "./helpers/message-text.js";
-import { openStream, rest } from "./helpers/rest.js";
-import { removeDir, tempDataDir } from "./helpers/server-process.js";
-import { dataEvents, type SseStream } from "./helpers/sse.js";
-import { CLIENT_FACTORIES } from "./helpers/tenant-clients.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub, type TransportName } from "./helpers/test-hub.js";
-import type { HubOptions } from "../src/server/index.js";
+} from "../../gen/a2a/v1/a2a_pb.js";
+import { BadRequestSchema, ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import type { AgentExecutor } from "../../src/execution/index.js";
+import { v03Message } from "../helpers/json-messages.js";
+import { openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
+import { collect, textRequest } from "../helpers/messages.js";
+import { textOf } from "../helpers/message-text.js";
+import { openStream, rest } from "../helpers/rest.js";
+import { removeDir, tempDataDir } from "../helpers/server-process.js";
+import { dataEvents, type SseStream } from "../helpers/sse.js";
+import { CLIENT_FACTORIES } from "../helpers/tenant-clients.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub, type TransportName } from "../helpers/test-hub.js";
+import type { HubOptions } from "../../src/server/index.js";
 
 /*
  * §3.3.1 idempotent sends, in the two modes that key them: retries by

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
 
 let t: TestHub;
 beforeAll(async () => {

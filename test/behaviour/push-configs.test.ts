@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "./helpers/test-hub.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { expectA2AError, violatedFields } from "./helpers/errors.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { expectA2AError, violatedFields } from "../helpers/errors.js";
 
 let withPush: TestHub;
 let withoutPush: TestHub;
@@ -77,7 +77,7 @@ describe("push config rules", () => {
   });
 
   it("configs survive a restart on the same data directory", async () => {
-    const { startTestHub: start } = await import("./helpers/test-hub.js");
+    const { startTestHub: start } = await import("../helpers/test-hub.js");
     const agents = [{ id: "echo", executor: new EchoAgent(), card: echoCard({ pushNotifications: true }) }];
     const first = await start({ agents });
     const task = taskOf(await first.client("grpc").sendMessage(textRequest("x")));

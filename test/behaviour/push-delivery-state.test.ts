@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toBinary } from "@bufbuild/protobuf";
-import { TaskSchema, TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { PUSH_DELIVERY_STATE_URI } from "../src/core/index.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { startReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { TaskSchema, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { PUSH_DELIVERY_STATE_URI } from "../../src/core/index.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 interface Entry {
   configId: string;

@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { expectA2AError, violatedFields } from "./helpers/errors.js";
-import { describeEvent, startReceiver, streamDeliveries, type WebhookReceiver } from "./helpers/webhook-receiver.js";
-import { removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { expectA2AError, violatedFields } from "../helpers/errors.js";
+import { describeEvent, startReceiver, streamDeliveries, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { removeDir, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
 
 const FAST_RETRY = { baseMs: 20, capMs: 100, attempts: 6 };
 const cleanups: Array<() => Promise<void> | void> = [];

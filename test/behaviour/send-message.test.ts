@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import { PartSchema, Role, SendMessageConfigurationSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "./helpers/test-hub.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { expectA2AError, violatedFields } from "./helpers/errors.js";
+import { PartSchema, Role, SendMessageConfigurationSchema, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { expectA2AError, violatedFields } from "../helpers/errors.js";
 
 let t: TestHub;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
-import { TaskState, type StreamResponse } from "../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "./helpers/test-hub.js";
-import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messages.js";
-import { expectA2AError } from "./helpers/errors.js";
+import { TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { collect, firstTask, kinds, taskOf, textRequest } from "../helpers/messages.js";
+import { expectA2AError } from "../helpers/errors.js";
 
 let t: TestHub;
 beforeAll(async () => {
@@ -122,8 +122,8 @@ describe("resuming after an event (the facades' Last-Event-ID)", () => {
   it("replays exactly the logged events after the given sequence number", async () => {
     const client = t.client("grpc");
     const done = taskOf(await client.sendMessage(textRequest("stream 3")));
-    const { facadeCallContext } = await import("../src/core/index.js");
-    const { A2AService } = await import("../gen/a2a/v1/a2a_pb.js");
+    const { facadeCallContext } = await import("../../src/core/index.js");
+    const { A2AService } = await import("../../gen/a2a/v1/a2a_pb.js");
     const ctx = facadeCallContext({ method: A2AService.method.subscribeToTask, protocolName: "test" });
     const resumed = [];
     for await (const e of t.hub.core.service.subscribeSequenced({ id: done.id, tenant: "", $typeName: "lf.a2a.v1.SubscribeToTaskRequest" }, ctx, 2)) resumed.push(e);

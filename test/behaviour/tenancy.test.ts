@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
-import { hashToken } from "../src/auth/index.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { CLIENT_FACTORIES, type TenantClient } from "./helpers/tenant-clients.js";
+import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
+import { hashToken } from "../../src/auth/index.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { CLIENT_FACTORIES, type TenantClient } from "../helpers/tenant-clients.js";
 
 const TOKENS = { t1: "token-of-tenant-one", t2: "token-of-tenant-two" } as const;
 type Tenant = keyof typeof TOKENS;

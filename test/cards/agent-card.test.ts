@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromJson } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { rest, userMessage } from "./helpers/rest.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import { rest, userMessage } from "../helpers/rest.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 let t: TestHub;
 let pinned: TestHub;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { callWith } from "./helpers/auth-probe.js";
-import { HUB_AUDIENCE, TestIdp } from "./helpers/test-idp.js";
-import { configHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { hashToken } from "../../src/auth/index.js";
+import { callWith } from "../helpers/auth-probe.js";
+import { HUB_AUDIENCE, TestIdp } from "../helpers/test-idp.js";
+import { configHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** §4.5: the card's securitySchemes and securityRequirements, derived from the configuration. */
 let idp: TestIdp;

@@ -3,10 +3,10 @@ import { createServer, type Server } from "node:http";
 import { createServer as createH2Server, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema, TaskState, type StreamResponse } from "../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, cardUrlOf, cardUrlsOf, chooseInterface, clientFailureOf, parseAgentCard } from "../src/client/index.js";
-import { A2AError } from "../src/core/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema, TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AClient, cardUrlOf, cardUrlsOf, chooseInterface, clientFailureOf, parseAgentCard } from "../../src/client/index.js";
+import { A2AError } from "../../src/core/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** Card resolution, interface choice, and failures of the exchange. */
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { A2AClient, ClientCredentials, clientFailureOf } from "../src/client/index.js";
-import { A2AError } from "../src/protocol/index.js";
-import { cli } from "./helpers/cli-process.js";
-import { HUB_AUDIENCE, TestIdp } from "./helpers/test-idp.js";
-import { configHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { A2AClient, ClientCredentials, clientFailureOf } from "../../src/client/index.js";
+import { A2AError } from "../../src/protocol/index.js";
+import { cli } from "../helpers/cli-process.js";
+import { HUB_AUDIENCE, TestIdp } from "../helpers/test-idp.js";
+import { configHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /**
  * Outbound OAuth 2.0 client credentials (RFC 6749 §4.4): the library's

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { TaskState, type StreamResponse } from "../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, type BindingName } from "../src/client/index.js";
-import { A2AError } from "../src/core/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AClient, type BindingName } from "../../src/client/index.js";
+import { A2AError } from "../../src/core/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** The A2A client against our own hub, table-driven over every binding the hub's card lists. */
 
@@ -99,7 +99,7 @@ describe.each(CASES)("A2AClient over $name against our hub", ({ binding, v03 }) 
     if (!served) return ctx.skip();
     const res = await client.send(text("hello client"));
     expect(res.payload.case).toBe("task");
-    const task = res.payload.value as import("../gen/a2a/v1/a2a_pb.js").Task;
+    const task = res.payload.value as import("../../gen/a2a/v1/a2a_pb.js").Task;
     expect(task.status?.state).toBe(TaskState.COMPLETED);
     expect(task.artifacts[0]?.parts[0]?.content).toEqual({ case: "text", value: "hello client" });
   });
@@ -173,9 +173,9 @@ describe.each(CASES)("A2AClient over $name against our hub", ({ binding, v03 }) 
   it("continues an input-required task with a follow-up on the same task", async (ctx) => {
     if (!served) return ctx.skip();
     const parked = await client.send(text("input-required"));
-    const task = parked.payload.value as import("../gen/a2a/v1/a2a_pb.js").Task;
+    const task = parked.payload.value as import("../../gen/a2a/v1/a2a_pb.js").Task;
     expect(task.status?.state).toBe(TaskState.INPUT_REQUIRED);
     const done = await client.send({ message: { taskId: task.id, contextId: task.contextId, parts: [{ content: { case: "text", value: "here you go" } }] } });
-    expect((done.payload.value as import("../gen/a2a/v1/a2a_pb.js").Task).status?.state).toBe(TaskState.COMPLETED);
+    expect((done.payload.value as import("../../gen/a2a/v1/a2a_pb.js").Task).status?.state).toBe(TaskState.COMPLETED);
   });
 });

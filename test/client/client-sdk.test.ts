@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { TaskState, type StreamResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, clientFailureOf, type BindingName } from "../src/client/index.js";
-import { A2AError } from "../src/core/index.js";
-import { startSdkAgent, type SdkAgent } from "./fixtures/sdk-agent.js";
+import { TaskState, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AClient, clientFailureOf, type BindingName } from "../../src/client/index.js";
+import { A2AError } from "../../src/core/index.js";
+import { startSdkAgent, type SdkAgent } from "../fixtures/sdk-agent.js";
 
 /** The A2A client against an @a2a-js/sdk@1.3.0 server: proof on a server we did not write. */
 

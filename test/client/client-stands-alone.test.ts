@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { build, type Metafile } from "esbuild";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /*
  * The client (src/client) works against any A2A server without loading

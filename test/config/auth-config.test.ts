@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { accessPolicyOf, buildConfig, hubOptionsFromConfig } from "../src/server/index.js";
-import { errorOf } from "./helpers/config-files.js";
+import { hashToken } from "../../src/auth/index.js";
+import { accessPolicyOf, buildConfig, hubOptionsFromConfig } from "../../src/server/index.js";
+import { errorOf } from "../helpers/config-files.js";
 
 /** The `auth:` keys exactly as documented, and every mistake named by its key. */
 const build = (data: Record<string, unknown>) => buildConfig({ file: "hub.yaml", lineOf: () => undefined, data }, {});

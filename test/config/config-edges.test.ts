@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { hashToken } from "../src/auth/index.js";
-import { buildConfig, ConfigError, hostHeaderWarning, hubOptionsFromConfig, parseCli, readConfigFile } from "../src/server/index.js";
-import { configFiles, errorOf } from "./helpers/config-files.js";
+import { hashToken } from "../../src/auth/index.js";
+import { buildConfig, ConfigError, hostHeaderWarning, hubOptionsFromConfig, parseCli, readConfigFile } from "../../src/server/index.js";
+import { configFiles, errorOf } from "../helpers/config-files.js";
 
 /** Configuration edges: lines of errors, tokens under two tenants, programs checked at start, TLS files, trusted proxies. */
 

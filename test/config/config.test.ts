@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { buildConfig, readConfigFile } from "../src/server/config/index.js";
-import { hashToken } from "../src/auth/index.js";
-import { configFiles, errorOf } from "./helpers/config-files.js";
-import { hubOptionsFromConfig } from "../src/server/index.js";
+import { buildConfig, readConfigFile } from "../../src/server/config/index.js";
+import { hashToken } from "../../src/auth/index.js";
+import { configFiles, errorOf } from "../helpers/config-files.js";
+import { hubOptionsFromConfig } from "../../src/server/index.js";
 
 const files = configFiles("a2a-hub-config-");
 afterAll(() => files.remove());
@@ -101,7 +101,7 @@ agents:
 
 describe("command line", () => {
   it("refuses a non-loopback address unless --insecure", async () => {
-    const { parseCli } = await import("../src/server/index.js");
+    const { parseCli } = await import("../../src/server/index.js");
     expect(() => parseCli(["--host", "0.0.0.0"], {})).toThrow(/--host: refusing to bind 0\.0\.0\.0/);
     const ok = parseCli(["--host", "0.0.0.0", "--insecure"], {});
     expect(ok.command === "serve" && ok.config.host).toBe("0.0.0.0");
@@ -110,7 +110,7 @@ describe("command line", () => {
   it("`hash-token` prints a new token and the SHA-256 the config stores", async () => {
     const { execFile } = await import("node:child_process");
     const { promisify } = await import("node:util");
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/main.ts", "hash-token"], { cwd: join(import.meta.dirname, "..") });
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "src/main.ts", "hash-token"], { cwd: join(import.meta.dirname, "../..") });
     const token = /^token:\s+(\S+)$/m.exec(stdout)![1]!;
     const hash = /^sha256:\s+([0-9a-f]{64})$/m.exec(stdout)![1]!;
     expect(hashToken(token)).toBe(hash);
@@ -120,7 +120,7 @@ describe("command line", () => {
 
 describe("agent kinds from the config", () => {
   it("builds command and remote agents, and names a bad option by key and line", async () => {
-    const { hubOptionsFromConfig } = await import("../src/server/index.js");
+    const { hubOptionsFromConfig } = await import("../../src/server/index.js");
     const good = readConfigFile(
       fileWith(
         "kinds.yaml",
@@ -144,7 +144,7 @@ describe("agent kinds from the config", () => {
   });
 
   it("loads a registry of remote agents, without adding the default echo agent beside them", async () => {
-    const { hubOptionsFromConfig } = await import("../src/server/index.js");
+    const { hubOptionsFromConfig } = await import("../../src/server/index.js");
     const registry = fileWith("a2a_agents.json", JSON.stringify({ agents: [{ name: "weather", url: "http://127.0.0.1:9/" }] }));
     const src = readConfigFile(fileWith("withreg.yaml", `remoteRegistry: ${registry}\n`));
     const options = hubOptionsFromConfig(buildConfig(src, {}), src);

@@ -2,13 +2,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { ruleFor } from "../src/lifecycle/index.js";
-import { DATABASE_FILE, SqliteTaskStore } from "../src/store/index.js";
-import { buildConfig, parseCli, readConfigFile } from "../src/server/index.js";
-import { configFiles, errorOf } from "./helpers/config-files.js";
-import { seedTasks } from "./helpers/seed-tasks.js";
-import { startTestHub } from "./helpers/test-hub.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { ruleFor } from "../../src/lifecycle/index.js";
+import { DATABASE_FILE, SqliteTaskStore } from "../../src/store/index.js";
+import { buildConfig, parseCli, readConfigFile } from "../../src/server/index.js";
+import { configFiles, errorOf } from "../helpers/config-files.js";
+import { seedTasks } from "../helpers/seed-tasks.js";
+import { startTestHub } from "../helpers/test-hub.js";
 
 /** Retention settings: durations, where each comes from, which rule wins, and off unless configured. */
 

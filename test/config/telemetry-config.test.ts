@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { buildConfig, ConfigError, hubOptionsFromConfig, parseCli, readConfigFile } from "../src/server/index.js";
-import { tracingRequested } from "../src/telemetry/index.js";
+import { hashToken } from "../../src/auth/index.js";
+import { buildConfig, ConfigError, hubOptionsFromConfig, parseCli, readConfigFile } from "../../src/server/index.js";
+import { tracingRequested } from "../../src/telemetry/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "a2a-hub-telemetry-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,10 +2,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { startSdkAgent, type SdkAgent } from "./fixtures/sdk-agent.js";
-import { hasChromium, launchChromium, screenshot } from "./helpers/console-browser.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { startSdkAgent, type SdkAgent } from "../fixtures/sdk-agent.js";
+import { hasChromium, launchChromium, screenshot } from "../helpers/console-browser.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 

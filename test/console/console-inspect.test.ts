@@ -5,10 +5,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildConfig, hubOptionsFromConfig } from "../src/server/index.js";
-import { startSdkAgent, type SdkAgent } from "./fixtures/sdk-agent.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { buildConfig, hubOptionsFromConfig } from "../../src/server/index.js";
+import { startSdkAgent, type SdkAgent } from "../fixtures/sdk-agent.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** One line of the inspector's NDJSON answer. */
 type Line = Record<string, any>;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { EchoAgent, echoCard } from "../src/index.js";
-import { hasChromium, launchChromium, screenshot } from "./helpers/console-browser.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { EchoAgent, echoCard } from "../../src/index.js";
+import { hasChromium, launchChromium, screenshot } from "../helpers/console-browser.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 

@@ -1,7 +1,7 @@
 import { get } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 describe("the console's route on an open hub", () => {
   let th: TestHub;

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { hasChromium, launchChromium, screenshot, CHROMIUM } from "./helpers/console-browser.js";
-import { skipsWithout } from "./helpers/outside-tools.js";
-import { textRequest, taskOf } from "./helpers/messages.js";
-import { startReceiver } from "./helpers/webhook-receiver.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { hasChromium, launchChromium, screenshot, CHROMIUM } from "../helpers/console-browser.js";
+import { skipsWithout } from "../helpers/outside-tools.js";
+import { textRequest, taskOf } from "../helpers/messages.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
+import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { EchoAgent, echoCard } from "../src/index.js";
+import { EchoAgent, echoCard } from "../../src/index.js";
 
 // A browser start and the first bundle take seconds on a busy 2-core machine.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });

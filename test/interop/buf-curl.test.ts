@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 const run = promisify(execFile);
 const BUF = join(REPO_ROOT, "node_modules/.bin/buf");

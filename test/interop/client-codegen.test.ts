@@ -4,9 +4,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
-import { onPath, skipsWithout } from "./helpers/outside-tools.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
+import { onPath, skipsWithout } from "../helpers/outside-tools.js";
 
 const run = promisify(execFile);
 const GOCODE = "/usr/share/gocode";

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientFactory, DefaultAgentCardResolver, type Client } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { COMPLETED, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { COMPLETED, sdkSend, stateOf } from "../helpers/a2a-sdk.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /**
  * @a2a-js/sdk 1.3.0's gRPC transport (grpc-js) dials the GRPC

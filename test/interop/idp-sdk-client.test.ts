@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClientFactory, createAuthenticatingFetchWithRetry, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
-import { COMPLETED, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
-import { HUB_AUDIENCE, TestIdp } from "./helpers/test-idp.js";
-import { configHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { COMPLETED, sdkSend, stateOf } from "../helpers/a2a-sdk.js";
+import { HUB_AUDIENCE, TestIdp } from "../helpers/test-idp.js";
+import { configHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /**
  * The official SDK client (@a2a-js/sdk) calls a hub protected by an

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { CANCELED, COMPLETED, returnImmediately, sdkClient, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { CANCELED, COMPLETED, returnImmediately, sdkClient, sdkSend, stateOf } from "../helpers/a2a-sdk.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 let t: TestHub;
 let client: Client;

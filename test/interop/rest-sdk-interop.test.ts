@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { Client } from "@a2a-js/sdk/client";
 import { PushNotificationNotSupportedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { CANCELED, COMPLETED, returnImmediately, sdkClient, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import { CANCELED, COMPLETED, returnImmediately, sdkClient, sdkSend, stateOf } from "../helpers/a2a-sdk.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 let t: TestHub;
 let client: Client;

@@ -3,11 +3,11 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BackupError, backupDataDir, restoreDataDir } from "../src/lifecycle/index.js";
-import { DataDirLockedError } from "../src/store/index.js";
-import { cli } from "./helpers/cli-process.js";
-import { killAllServers, spawnServer } from "./helpers/server-process.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { BackupError, backupDataDir, restoreDataDir } from "../../src/lifecycle/index.js";
+import { DataDirLockedError } from "../../src/store/index.js";
+import { cli } from "../helpers/cli-process.js";
+import { killAllServers, spawnServer } from "../helpers/server-process.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** A backup while the hub serves, its verification, and a restore a new hub serves from. */
 

@@ -3,12 +3,12 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DATABASE_FILE, SqliteTaskStore, type StoreScope } from "../src/store/index.js";
-import { RetentionSweep } from "../src/lifecycle/index.js";
-import { seedTasks, settleSeededDeliveries } from "./helpers/seed-tasks.js";
-import { startTestHub } from "./helpers/test-hub.js";
-import { AGENTS, everyOperation, listAll, listProblems, metricValue, observe, reportSweep, retentionHubOptions, retentionSeed, rpc, sendLoad, wrongAnswers } from "./helpers/retention-scenario.js";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
+import { DATABASE_FILE, SqliteTaskStore, type StoreScope } from "../../src/store/index.js";
+import { RetentionSweep } from "../../src/lifecycle/index.js";
+import { seedTasks, settleSeededDeliveries } from "../helpers/seed-tasks.js";
+import { startTestHub } from "../helpers/test-hub.js";
+import { AGENTS, everyOperation, listAll, listProblems, metricValue, observe, reportSweep, retentionHubOptions, retentionSeed, rpc, sendLoad, wrongAnswers } from "../helpers/retention-scenario.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 
 /** Retention on SQLite: what expires goes with all its rows, under load, and nothing else does. */
 

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "node:http2";
 import { create } from "@bufbuild/protobuf";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AgentCardSchema, TaskState, type AgentCard } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { hashToken } from "../src/auth/index.js";
-import { callAndCancel, connectMcp, structured, texts, usingMcp } from "./helpers/mcp-client.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { until } from "./helpers/until.js";
+import { AgentCardSchema, TaskState, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../src/agents/index.js";
+import { hashToken } from "../../src/auth/index.js";
+import { callAndCancel, connectMcp, structured, texts, usingMcp } from "../helpers/mcp-client.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { until } from "../helpers/until.js";
 
 /** What /mcp does with bad or unusual requests, and the options that shape its tools. */
 

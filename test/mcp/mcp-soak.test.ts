@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Role, TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { stateName } from "../src/core/index.js";
-import { connectMcp, structured, texts } from "./helpers/mcp-client.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { until } from "./helpers/until.js";
+import { Role, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { stateName } from "../../src/core/index.js";
+import { connectMcp, structured, texts } from "../helpers/mcp-client.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { until } from "../helpers/until.js";
 
 /*
  * Many MCP tool calls at once, over several sessions, mixed with A2A calls

@@ -3,12 +3,12 @@ import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
-import { hashToken } from "../src/auth/index.js";
-import { BIN } from "./helpers/cli-process.js";
-import { callAndCancel, structured, texts } from "./helpers/mcp-client.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { until } from "./helpers/until.js";
+import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../../src/agents/index.js";
+import { hashToken } from "../../src/auth/index.js";
+import { BIN } from "../helpers/cli-process.js";
+import { callAndCancel, structured, texts } from "../helpers/mcp-client.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { until } from "../helpers/until.js";
 
 /** `a2a-hub mcp --url …`: the stdio bridge, launched as an MCP host launches it, driven by the official SDK client. */
 

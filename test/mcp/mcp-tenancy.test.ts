@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { connectMcp, structured } from "./helpers/mcp-client.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { connectMcp, structured } from "../helpers/mcp-client.js";
 
 /** MCP under the hub's tenancy: the bearer token picks the tenant, and a tenant sees only its own agents and tasks. */
 

@@ -3,11 +3,11 @@ import { resolve } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AgentCardSchema, TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { callAndCancel, connectMcp, structured, texts } from "./helpers/mcp-client.js";
-import { until } from "./helpers/until.js";
+import { AgentCardSchema, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { CommandAgent, commandCard, EchoAgent, echoCard, remoteHostedAgent } from "../../src/agents/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { callAndCancel, connectMcp, structured, texts } from "../helpers/mcp-client.js";
+import { until } from "../helpers/until.js";
 
 /** The hub's MCP endpoint, driven by the official MCP SDK client over Streamable HTTP. */
 

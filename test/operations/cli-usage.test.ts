@@ -2,11 +2,11 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LIMIT_KEYS, limitEnvName, SERVE_OPTIONS } from "../src/server/index.js";
+import { LIMIT_KEYS, limitEnvName, SERVE_OPTIONS } from "../../src/server/index.js";
 import { get } from "node:https";
-import { BIN, cli, npmStart, runProcess, startServing, type Run } from "./helpers/cli-process.js";
-import { configVariables } from "./helpers/config-variables.js";
-import { killAllServers, REPO_ROOT, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
+import { BIN, cli, npmStart, runProcess, startServing, type Run } from "../helpers/cli-process.js";
+import { configVariables } from "../helpers/config-variables.js";
+import { killAllServers, REPO_ROOT, removeDir, spawnServer, tempDataDir } from "../helpers/server-process.js";
 
 /** The a2a-hub command line as a newcomer meets it: usage, --help, --version, and arguments it does not know. */
 

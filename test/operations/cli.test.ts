@@ -3,9 +3,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { CommandAgent, commandCard, EchoAgent, echoCard } from "../src/agents/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { BIN, cli, runProcess } from "./helpers/cli-process.js";
+import { CommandAgent, commandCard, EchoAgent, echoCard } from "../../src/agents/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { BIN, cli, runProcess } from "../helpers/cli-process.js";
 
 /** The a2a-hub command, run as a child process: `serve`, and the client commands against a running server. */
 

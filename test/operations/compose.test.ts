@@ -2,16 +2,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { parseCli } from "../src/server/index.js";
-import { configVariables } from "./helpers/config-variables.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { parseCli } from "../../src/server/index.js";
+import { configVariables } from "../helpers/config-variables.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /**
  * compose.yaml (two replicas on PostgreSQL behind nginx) agrees with the hub
  * it runs: the variables it sets are ones the configuration reads and give a
  * valid configuration, and its ports, health checks and start order fit the
  * Containerfile and the balancer's config. No image registry is reachable
- * here, so the file is read, not started; test/container.test.ts runs the image.
+ * here, so the file is read, not started; test/operations/container.test.ts runs the image.
  */
 
 interface Service {

@@ -4,10 +4,10 @@ import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cli } from "./helpers/cli-process.js";
-import { missingCommands, skipsWithout } from "./helpers/outside-tools.js";
-import { debianImage, nodeBaseImage, ok, Podman } from "./helpers/podman.js";
-import { freePort, REPO_ROOT } from "./helpers/server-process.js";
+import { BIN, cli } from "../helpers/cli-process.js";
+import { missingCommands, skipsWithout } from "../helpers/outside-tools.js";
+import { debianImage, nodeBaseImage, ok, Podman } from "../helpers/podman.js";
+import { freePort, REPO_ROOT } from "../helpers/server-process.js";
 
 /**
  * The Containerfile, built and run with Debian's podman. No image registry is

@@ -3,8 +3,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { agentCard } from "../src/index.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { agentCard } from "../../src/index.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 describe("a2a-hub as a library", () => {
   it("startHub prints nothing by itself and returns the URL it serves", () => {

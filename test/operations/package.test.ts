@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { startServing } from "./helpers/cli-process.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { startServing } from "../helpers/cli-process.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /*
  * The package as a user meets it: `npm pack` (which builds dist/ through

@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { missingCommands, skipsWithout } from "./helpers/outside-tools.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { missingCommands, skipsWithout } from "../helpers/outside-tools.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /**
  * Every command in the manual (the README, then docs/*.md by name) works

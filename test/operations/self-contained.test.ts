@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /**
  * A user's clone has nothing beside it: no test, script, source file or

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /**
  * The runtime the suite runs on: npm scripts put node_modules/.bin first on

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { openPostgres, type PostgresDatabase } from "../src/store/index.js";
-import { canKillPostgres, clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { openPostgres, type PostgresDatabase } from "../../src/store/index.js";
+import { canKillPostgres, clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
 
 noticePostgresSkip("postgres-cluster.test.ts");
 

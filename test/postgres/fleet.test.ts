@@ -1,18 +1,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { TaskState, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { ackProblem } from "./helpers/acknowledged.js";
-import { BINDINGS, bindingClientFor, CallError, type Binding, type SeenEvent } from "./helpers/binding-client.js";
-import { isSettling, type LoggedEvent } from "./helpers/event-log.js";
-import { IN_FLIGHT, openFleetDb, type FleetDb } from "./helpers/fleet-database.js";
-import { startHubFleet, type HubFleet } from "./helpers/hub-fleet.js";
-import { post, rpc } from "./helpers/jsonrpc-requests.js";
-import { textOf } from "./helpers/message-text.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { seededRandom } from "./helpers/seeded-random.js";
-import { sleep, within } from "./helpers/server-process.js";
-import { startReceiver } from "./helpers/webhook-receiver.js";
-import { on, type Reader, read, until, stateOf, runsInFlight, KILLS, SEED, type Load, startLoops, stopLoad, loadStreamProblems, pushProblems, describeRows, openReaders, streamProblems, secs, taskAt } from "./helpers/fleet-load.js";
+import { TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { ackProblem } from "../helpers/acknowledged.js";
+import { BINDINGS, bindingClientFor, CallError, type Binding, type SeenEvent } from "../helpers/binding-client.js";
+import { isSettling, type LoggedEvent } from "../helpers/event-log.js";
+import { IN_FLIGHT, openFleetDb, type FleetDb } from "../helpers/fleet-database.js";
+import { startHubFleet, type HubFleet } from "../helpers/hub-fleet.js";
+import { post, rpc } from "../helpers/jsonrpc-requests.js";
+import { textOf } from "../helpers/message-text.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { seededRandom } from "../helpers/seeded-random.js";
+import { sleep, within } from "../helpers/server-process.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
+import { on, type Reader, read, until, stateOf, runsInFlight, KILLS, SEED, type Load, startLoops, stopLoad, loadStreamProblems, pushProblems, describeRows, openReaders, streamProblems, secs, taskAt } from "../helpers/fleet-load.js";
 
 /*
  * Three hubs as processes on one PostgreSQL database, driven by real

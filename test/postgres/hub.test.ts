@@ -3,19 +3,19 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
-import { Role, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { buildConfig, parseCli } from "../src/server/index.js";
-import type { ConfigSource } from "../src/server/config/index.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { call, openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
-import { textOf } from "./helpers/message-text.js";
-import { collect, firstTask, kinds, taskOf, textRequest } from "./helpers/messages.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
-import { openStream, rest } from "./helpers/rest.js";
-import { dataEvents } from "./helpers/sse.js";
-import { describeEvent, startReceiver, streamDeliveries } from "./helpers/webhook-receiver.js";
-import { until } from "./helpers/until.js";
+import { Role, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { buildConfig, parseCli } from "../../src/server/index.js";
+import type { ConfigSource } from "../../src/server/config/index.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { call, openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
+import { textOf } from "../helpers/message-text.js";
+import { collect, firstTask, kinds, taskOf, textRequest } from "../helpers/messages.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
+import { openStream, rest } from "../helpers/rest.js";
+import { dataEvents } from "../helpers/sse.js";
+import { describeEvent, startReceiver, streamDeliveries } from "../helpers/webhook-receiver.js";
+import { until } from "../helpers/until.js";
 
 /**
  * The hub as `npm start -- --store postgres://…` runs it (A2A_HUB_STORE

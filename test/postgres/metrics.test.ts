@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { userMessage } from "./helpers/json-messages.js";
-import { call } from "./helpers/jsonrpc-requests.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { call } from "../helpers/jsonrpc-requests.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/server-process.js";
 
 /**
  * The store metrics on the PostgreSQL store: the pool's connections

@@ -2,12 +2,12 @@ import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { POSTGRES_MIGRATIONS, createPool, migratePostgres, openPostgres, type MigrationOutcome } from "../src/store/index.js";
-import { MIGRATION_LOCK_KEY } from "../src/store/postgres/index.js";
-import { MIGRATIONS as SQLITE_MIGRATIONS } from "../src/store/sqlite/index.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
-import { until } from "./helpers/until.js";
+import { POSTGRES_MIGRATIONS, createPool, migratePostgres, openPostgres, type MigrationOutcome } from "../../src/store/index.js";
+import { MIGRATION_LOCK_KEY } from "../../src/store/postgres/index.js";
+import { MIGRATIONS as SQLITE_MIGRATIONS } from "../../src/store/sqlite/index.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
+import { until } from "../helpers/until.js";
 
 noticePostgresSkip("postgres-migrations.test.ts");
 

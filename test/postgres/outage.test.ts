@@ -1,16 +1,16 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { TaskState, type StreamResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
-import { textOf } from "./helpers/message-text.js";
-import { textRequest } from "./helpers/messages.js";
-import { canKillPostgres, clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { openStream, rest } from "./helpers/rest.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
-import type { SseStream } from "./helpers/sse.js";
+import { TaskState, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
+import { textOf } from "../helpers/message-text.js";
+import { textRequest } from "../helpers/messages.js";
+import { canKillPostgres, clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { openStream, rest } from "../helpers/rest.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
+import type { SseStream } from "../helpers/sse.js";
 
 /**
  * PostgreSQL itself killed mid-load (`pg_ctl stop -m immediate`, every

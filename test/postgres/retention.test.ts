@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { PostgresTaskStore, type StoreScope } from "../src/store/index.js";
-import { withPgClient } from "./helpers/pg-client.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { seedTasks, settleSeededDeliveries } from "./helpers/seed-tasks.js";
-import { startTestHub } from "./helpers/test-hub.js";
-import { AGENTS, everyOperation, listAll, listProblems, metricValue, observe, reportSweep, retentionHubOptions, retentionSeed, sendLoad, wrongAnswers } from "./helpers/retention-scenario.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { PostgresTaskStore, type StoreScope } from "../../src/store/index.js";
+import { withPgClient } from "../helpers/pg-client.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { seedTasks, settleSeededDeliveries } from "../helpers/seed-tasks.js";
+import { startTestHub } from "../helpers/test-hub.js";
+import { AGENTS, everyOperation, listAll, listProblems, metricValue, observe, reportSweep, retentionHubOptions, retentionSeed, sendLoad, wrongAnswers } from "../helpers/retention-scenario.js";
 
 noticePostgresSkip("postgres-retention.test.ts");
 

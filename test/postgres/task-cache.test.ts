@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { TaskCache } from "../src/store/postgres/task-cache.js";
-import type { StoreScope } from "../src/store/index.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { TaskCache } from "../../src/store/postgres/task-cache.js";
+import type { StoreScope } from "../../src/store/index.js";
 
 /**
  * The PostgreSQL store predicts seqs from what it has seen of each task

@@ -1,9 +1,9 @@
 import { create } from "@bufbuild/protobuf";
-import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema } from "../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema } from "../../gen/a2a/v1/a2a_pb.js";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { PostgresTaskStore, type StoreScope } from "../src/store/index.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { PostgresTaskStore, type StoreScope } from "../../src/store/index.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
 
 /**
  * Two replicas commit units on one database at once. Each unit moves the

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { delimiter, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { A2AService, file_a2a_v1_a2a } from "../gen/a2a/v1/a2a_pb.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { A2AService, file_a2a_v1_a2a } from "../../gen/a2a/v1/a2a_pb.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 const run = promisify(execFile);
 const BIN = join(REPO_ROOT, "node_modules/.bin");

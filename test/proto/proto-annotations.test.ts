@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { file_a2a_v1_a2a } from "../gen/a2a/v1/a2a_pb.js";
-import { OPERATIONS } from "../src/protocol/index.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { file_a2a_v1_a2a } from "../../gen/a2a/v1/a2a_pb.js";
+import { OPERATIONS } from "../../src/protocol/index.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
 
 /**
  * proto/ carries what the official a2a.proto carries for other

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as http2 from "node:http2";
 import type { Socket } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { SubscribeToTaskRequestSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { rpc } from "./helpers/jsonrpc-requests.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { postHead, rawConnection, rawGrpcCall } from "./helpers/raw-client.js";
-import { sleep } from "./helpers/server-process.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { SubscribeToTaskRequestSchema, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { rpc } from "../helpers/jsonrpc-requests.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { postHead, rawConnection, rawGrpcCall } from "../helpers/raw-client.js";
+import { sleep } from "../helpers/server-process.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** How many connections are opened and abandoned. */
 const CONNECTIONS = 1_000;

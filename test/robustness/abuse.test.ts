@@ -3,13 +3,13 @@ import { setPriority } from "node:os";
 import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
-import { hashToken } from "../src/auth/index.js";
+import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
+import { hashToken } from "../../src/auth/index.js";
 import { spawn } from "node:child_process";
-import { configFiles } from "./helpers/config-files.js";
-import { textRequest } from "./helpers/messages.js";
-import { rssMiB } from "./helpers/process-memory.js";
-import { REPO_ROOT, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
+import { configFiles } from "../helpers/config-files.js";
+import { textRequest } from "../helpers/messages.js";
+import { rssMiB } from "../helpers/process-memory.js";
+import { REPO_ROOT, removeDir, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
 
 /**
  * The project's abuse suite: each attack runs for a bounded time against a

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as http2 from "node:http2";
-import { rssMiB, sampleRss, type RssSampler } from "./helpers/process-memory.js";
-import { parseRawReply, postHead, uploadChunked, uploadH2 } from "./helpers/raw-client.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "./helpers/server-process.js";
+import { rssMiB, sampleRss, type RssSampler } from "../helpers/process-memory.js";
+import { parseRawReply, postHead, uploadChunked, uploadH2 } from "../helpers/raw-client.js";
+import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
 
 /** What each client tries to send: 1 GiB, made on the fly from one reused 64 KiB chunk. */
 const GIB = 2 ** 30;

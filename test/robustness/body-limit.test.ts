@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 let t: TestHub;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { BINDINGS, bindingClientFor, CallError, jsonRpcBindingClient, type Binding, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
-import { foldProblems, isSettling, logProblems, senderStreamProblems, storedLog, subscriberStreamProblems } from "./helpers/event-log.js";
-import { textRequest } from "./helpers/messages.js";
-import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "./helpers/server-process.js";
+import { TaskState, type SendMessageResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { BINDINGS, bindingClientFor, CallError, jsonRpcBindingClient, type Binding, type BindingClient, type SeenEvent } from "../helpers/binding-client.js";
+import { foldProblems, isSettling, logProblems, senderStreamProblems, storedLog, subscriberStreamProblems } from "../helpers/event-log.js";
+import { textRequest } from "../helpers/messages.js";
+import { seededRandom, seedFromEnv, type SeededRandom } from "../helpers/seeded-random.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "../helpers/server-process.js";
 
 /*
  * 200 clients for 30 s (CONCURRENCY_SECONDS) against one hub in its own

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { equals } from "@bufbuild/protobuf";
-import { StreamResponseSchema, TaskState, type SendMessageResponse, type Task } from "../gen/a2a/v1/a2a_pb.js";
-import { bindingClientFor, connectBindingClient, type BindingClient, type SeenEvent } from "./helpers/binding-client.js";
-import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable } from "./helpers/acknowledged.js";
-import { foldLog, foldProblems } from "./helpers/event-log.js";
-import { readHubDb } from "./helpers/hub-database.js";
-import { textOf } from "./helpers/message-text.js";
-import { textRequest } from "./helpers/messages.js";
-import { seededRandom, seedFromEnv, type SeededRandom } from "./helpers/seeded-random.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "./helpers/server-process.js";
+import { StreamResponseSchema, TaskState, type SendMessageResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { bindingClientFor, connectBindingClient, type BindingClient, type SeenEvent } from "../helpers/binding-client.js";
+import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable } from "../helpers/acknowledged.js";
+import { foldLog, foldProblems } from "../helpers/event-log.js";
+import { readHubDb } from "../helpers/hub-database.js";
+import { textOf } from "../helpers/message-text.js";
+import { textRequest } from "../helpers/messages.js";
+import { seededRandom, seedFromEnv, type SeededRandom } from "../helpers/seeded-random.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within } from "../helpers/server-process.js";
 
 /*
  * Crash safety under load: the server runs as a child process (launcher

@@ -1,11 +1,11 @@
 import * as http2 from "node:http2";
 import { describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { connectFrom, FLAG, frame, FRAME, H2_ERROR, headerBlock, headerFields, postHeaders, rawH2, waitUntil, type RawH2 } from "./helpers/h2-frames.js";
-import { postHead, rawConnection } from "./helpers/raw-client.js";
-import { textRequest } from "./helpers/messages.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, withTestHub } from "./helpers/test-hub.js";
+import { hashToken } from "../../src/auth/index.js";
+import { connectFrom, FLAG, frame, FRAME, H2_ERROR, headerBlock, headerFields, postHeaders, rawH2, waitUntil, type RawH2 } from "../helpers/h2-frames.js";
+import { postHead, rawConnection } from "../helpers/raw-client.js";
+import { textRequest } from "../helpers/messages.js";
+import { tenantHubOptions } from "../helpers/tenant-hub.js";
+import { startTestHub, withTestHub } from "../helpers/test-hub.js";
 
 /**
  * The one port's own limits, met by clients that break them on purpose

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
-import { Role, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { hubDbFile, readHubDb } from "./helpers/hub-database.js";
-import { textOf } from "./helpers/message-text.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
+import { Role, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { hubDbFile, readHubDb } from "../helpers/hub-database.js";
+import { textOf } from "../helpers/message-text.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/server-process.js";
 
 let dataDir: string | undefined;
 afterEach(async () => {

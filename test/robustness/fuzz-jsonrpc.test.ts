@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcCase, type RpcCase } from "./helpers/fuzz-arbitraries.js";
-import { fuzzBinding, startFuzzHub, type FuzzHub } from "./helpers/fuzz-hub.js";
-import { bodyPreview, fuzzSeed } from "./helpers/fuzz-http.js";
-import { judgeJsonRpc } from "./helpers/fuzz-oracle.js";
-import { post, rpc } from "./helpers/jsonrpc-requests.js";
-import { userMessage } from "./helpers/json-messages.js";
+import { rpcCase, type RpcCase } from "../helpers/fuzz-arbitraries.js";
+import { fuzzBinding, startFuzzHub, type FuzzHub } from "../helpers/fuzz-hub.js";
+import { bodyPreview, fuzzSeed } from "../helpers/fuzz-http.js";
+import { judgeJsonRpc } from "../helpers/fuzz-oracle.js";
+import { post, rpc } from "../helpers/jsonrpc-requests.js";
+import { userMessage } from "../helpers/json-messages.js";
 
 /** Bodies to send; FUZZ_SEED replays a failing run. */
 const TOTAL = 20_000;

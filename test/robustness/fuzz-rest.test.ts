@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fuzzBinding, startFuzzHub, type FuzzHub } from "./helpers/fuzz-hub.js";
-import { bodyPreview, fuzzSeed } from "./helpers/fuzz-http.js";
-import { judgeRest } from "./helpers/fuzz-oracle.js";
-import { restCase, type RestCase } from "./helpers/fuzz-rest-cases.js";
-import { expectStatusError, rest, sendText } from "./helpers/rest.js";
-import { userMessage } from "./helpers/json-messages.js";
+import { fuzzBinding, startFuzzHub, type FuzzHub } from "../helpers/fuzz-hub.js";
+import { bodyPreview, fuzzSeed } from "../helpers/fuzz-http.js";
+import { judgeRest } from "../helpers/fuzz-oracle.js";
+import { restCase, type RestCase } from "../helpers/fuzz-rest-cases.js";
+import { expectStatusError, rest, sendText } from "../helpers/rest.js";
+import { userMessage } from "../helpers/json-messages.js";
 
 /** Requests to send; FUZZ_SEED replays a failing run. */
 const TOTAL = 5_000;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth } from "../src/bindings/http/index.js";
-import { post, rpc } from "./helpers/jsonrpc-requests.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { expectStatusError, rest } from "./helpers/rest.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth } from "../../src/bindings/http/index.js";
+import { post, rpc } from "../helpers/jsonrpc-requests.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { expectStatusError, rest } from "../helpers/rest.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** `{"a":{"a":…{"a":1}…}}`: `levels` nested objects. */
 function nestedObjects(levels: number): string {

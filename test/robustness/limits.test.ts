@@ -6,18 +6,18 @@ import { join } from "node:path";
 import { fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { A2AService, SendMessageRequestSchema, StreamResponseSchema, TaskState, type SendMessageRequest, type StreamResponse } from "../gen/a2a/v1/a2a_pb.js";
-import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { hashToken } from "../src/auth/index.js";
-import type { CoreLimits } from "../src/core/index.js";
-import { buildConfig, hubOptionsFromConfig, readConfigFile, type HubOptions } from "../src/server/index.js";
-import { expectA2AError, violatedFields } from "./helpers/errors.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { openRpcStream, post, rpc } from "./helpers/jsonrpc-requests.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { expectStatusError, openStream, rest, violatedFields as restViolatedFields, type RestReply } from "./helpers/rest.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir } from "./helpers/server-process.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { A2AService, SendMessageRequestSchema, StreamResponseSchema, TaskState, type SendMessageRequest, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { hashToken } from "../../src/auth/index.js";
+import type { CoreLimits } from "../../src/core/index.js";
+import { buildConfig, hubOptionsFromConfig, readConfigFile, type HubOptions } from "../../src/server/index.js";
+import { expectA2AError, violatedFields } from "../helpers/errors.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { expectStatusError, openStream, rest, violatedFields as restViolatedFields, type RestReply } from "../helpers/rest.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir } from "../helpers/server-process.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /**
  * "Limits with clear errors": every core limit set small through

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import { TaskState, type StreamResponse } from "../gen/a2a/v1/a2a_pb.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { openRpcStream, rpc } from "./helpers/jsonrpc-requests.js";
-import { collect, taskOf, textRequest } from "./helpers/messages.js";
-import { pausedPost, rawConnection, readUntilClosed } from "./helpers/raw-client.js";
-import { dataEvents, sseMessages } from "./helpers/sse.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type Launcher, type ServerProcess } from "./helpers/server-process.js";
+import { TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { openRpcStream, rpc } from "../helpers/jsonrpc-requests.js";
+import { collect, taskOf, textRequest } from "../helpers/messages.js";
+import { pausedPost, rawConnection, readUntilClosed } from "../helpers/raw-client.js";
+import { dataEvents, sseMessages } from "../helpers/sse.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type Launcher, type ServerProcess } from "../helpers/server-process.js";
 
 let dataDir: string | undefined;
 let sockets: Socket[] = [];

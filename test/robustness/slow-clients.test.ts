@@ -2,16 +2,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as http2 from "node:http2";
 import type { IncomingMessage } from "node:http";
 import { toBinary } from "@bufbuild/protobuf";
-import { SendMessageRequestSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { rpc, openRpcStream } from "./helpers/jsonrpc-requests.js";
-import { collect, textRequest } from "./helpers/messages.js";
-import { rssMiB, sampleRss } from "./helpers/process-memory.js";
-import { H2_JSONRPC_POST, h2Request } from "./helpers/h2c.js";
-import { parseRawReply, pausedPost, postHead, rawConnection, rawGrpcCall, readUntilClosed } from "./helpers/raw-client.js";
-import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type ServerProcess } from "./helpers/server-process.js";
-import { dataEvents, sseMessages, type SseMessage } from "./helpers/sse.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { SendMessageRequestSchema, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { userMessage } from "../helpers/json-messages.js";
+import { rpc, openRpcStream } from "../helpers/jsonrpc-requests.js";
+import { collect, textRequest } from "../helpers/messages.js";
+import { rssMiB, sampleRss } from "../helpers/process-memory.js";
+import { H2_JSONRPC_POST, h2Request } from "../helpers/h2c.js";
+import { parseRawReply, pausedPost, postHead, rawConnection, rawGrpcCall, readUntilClosed } from "../helpers/raw-client.js";
+import { killAllServers, removeDir, sleep, spawnServer, tempDataDir, within, type ServerProcess } from "../helpers/server-process.js";
+import { dataEvents, sseMessages, type SseMessage } from "../helpers/sse.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 let dataDir: string | undefined;
 afterEach(async () => {

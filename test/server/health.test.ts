@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { hashToken } from "../../src/auth/index.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 const hubs: TestHub[] = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as http from "node:http";
 import * as net from "node:net";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 let t: TestHub;
 beforeAll(async () => {

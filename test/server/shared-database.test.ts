@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { silentLogger } from "../src/core/index.js";
-import { DataDirLockedError } from "../src/index.js";
-import { startHub, type Hub } from "../src/server/index.js";
-import { readHubDb } from "./helpers/hub-database.js";
-import { textOf } from "./helpers/message-text.js";
-import { taskOf, textRequest } from "./helpers/messages.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir } from "./helpers/server-process.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { silentLogger } from "../../src/core/index.js";
+import { DataDirLockedError } from "../../src/index.js";
+import { startHub, type Hub } from "../../src/server/index.js";
+import { readHubDb } from "../helpers/hub-database.js";
+import { textOf } from "../helpers/message-text.js";
+import { taskOf, textRequest } from "../helpers/messages.js";
+import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/server-process.js";
 
 let dataDir: string | undefined;
 const hubs: Hub[] = [];

@@ -5,10 +5,10 @@ import tls, { connect as tlsConnect } from "node:tls";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { A2AService, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { cli } from "./helpers/cli-process.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { A2AService, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { cli } from "../helpers/cli-process.js";
+import { REPO_ROOT } from "../helpers/server-process.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 /** A self-signed certificate for localhost, 127.0.0.1 and ::1 (test fixture, valid until 2126). */
 const cert = readFileSync(join(REPO_ROOT, "test/fixtures/tls/localhost.crt"));

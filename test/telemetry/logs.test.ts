@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { parseCli } from "../src/server/index.js";
-import { connectBindingClient, jsonRpcBindingClient, restBindingClient } from "./helpers/binding-client.js";
-import { memoryLogger } from "./helpers/memory-logger.js";
-import { textRequest, taskOf } from "./helpers/messages.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { hashToken } from "../../src/auth/index.js";
+import { parseCli } from "../../src/server/index.js";
+import { connectBindingClient, jsonRpcBindingClient, restBindingClient } from "../helpers/binding-client.js";
+import { memoryLogger } from "../helpers/memory-logger.js";
+import { textRequest, taskOf } from "../helpers/messages.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 
 const hubs: TestHub[] = [];
 afterEach(async () => {
@@ -76,7 +76,7 @@ describe("structured request logs", () => {
 
   it("writes pretty lines when its destination is a terminal, JSON otherwise", async () => {
     const { PassThrough } = await import("node:stream");
-    const { createHubLogger } = await import("../src/telemetry/index.js");
+    const { createHubLogger } = await import("../../src/telemetry/index.js");
     const written = (tty: boolean): Promise<string> => {
       const out = Object.assign(new PassThrough(), { isTTY: tty });
       let text = "";

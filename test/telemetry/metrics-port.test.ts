@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { REPO_ROOT, removeDir, tempDataDir } from "./helpers/server-process.js";
+import { REPO_ROOT, removeDir, tempDataDir } from "../helpers/server-process.js";
 
 describe("npm start with --metrics-port 0", () => {
   it("prints the metrics port it picked, and /metrics answers there", async () => {

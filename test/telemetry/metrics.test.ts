@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { hashToken } from "../src/auth/index.js";
-import { connectBindingClient, jsonRpcBindingClient, restBindingClient, type BindingClient } from "./helpers/binding-client.js";
-import { textRequest, taskOf } from "./helpers/messages.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { startReceiver } from "./helpers/webhook-receiver.js";
+import { hashToken } from "../../src/auth/index.js";
+import { connectBindingClient, jsonRpcBindingClient, restBindingClient, type BindingClient } from "../helpers/binding-client.js";
+import { textRequest, taskOf } from "../helpers/messages.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const hubs: TestHub[] = [];
 afterEach(async () => {

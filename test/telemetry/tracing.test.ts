@@ -2,15 +2,15 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { trace } from "@opentelemetry/api";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { CommandAgent, echoCard, remoteHostedAgent } from "../src/agents/index.js";
-import type { AgentExecutor } from "../src/execution/index.js";
-import { startTracing, type TracingHandle } from "../src/telemetry/index.js";
-import { memoryLogger } from "./helpers/memory-logger.js";
-import { textRequest, taskOf } from "./helpers/messages.js";
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./helpers/otlp-receiver.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
-import { startReceiver } from "./helpers/webhook-receiver.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { CommandAgent, echoCard, remoteHostedAgent } from "../../src/agents/index.js";
+import type { AgentExecutor } from "../../src/execution/index.js";
+import { startTracing, type TracingHandle } from "../../src/telemetry/index.js";
+import { memoryLogger } from "../helpers/memory-logger.js";
+import { textRequest, taskOf } from "../helpers/messages.js";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const SERVICE = "lf.a2a.v1.A2AService";
 let collector: OtlpReceiver;
@@ -207,7 +207,7 @@ describe("OpenTelemetry traces exported over OTLP/HTTP", () => {
 
   it("the command agent's program gets the agent run's trace context as TRACEPARENT", async () => {
     const program = "process.stdout.write(process.env.TRACEPARENT ?? 'none')";
-    const t = await hub({ agents: [{ id: "cmd", executor: new CommandAgent({ program: process.execPath, args: ["-e", program] }), card: (await import("../src/agents/index.js")).commandCard() }] });
+    const t = await hub({ agents: [{ id: "cmd", executor: new CommandAgent({ program: process.execPath, args: ["-e", program] }), card: (await import("../../src/agents/index.js")).commandCard() }] });
     const caller = callerSpan();
     const res = await t.client("grpc").sendMessage(textRequest("x"), { headers: { traceparent: caller.traceparent } });
     let task = taskOf(res);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { scanJson } from "../src/bindings/http/index.js";
-import { post } from "./helpers/jsonrpc-requests.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { scanJson } from "../../../src/bindings/http/index.js";
+import { post } from "../../helpers/jsonrpc-requests.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 /*
  * JSON-RPC 2.0 corners (jsonrpc.org/specification §4-§6), as properties

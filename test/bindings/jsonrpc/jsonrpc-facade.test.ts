@@ -1,16 +1,16 @@
 import * as http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import type { ServiceParams } from "../src/core/index.js";
-import { createJsonRpcHandler } from "../src/bindings/jsonrpc/index.js";
-import { h2Request, H2_JSONRPC_POST } from "./helpers/h2c.js";
-import { userMessage } from "./helpers/json-messages.js";
-import { startJsonRpcHub } from "./helpers/jsonrpc-hub.js";
-import { post, rpc } from "./helpers/jsonrpc-requests.js";
-import { spyOnGetTask } from "./helpers/service-spies.js";
-import type { TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../../src/agents/index.js";
+import type { ServiceParams } from "../../../src/core/index.js";
+import { createJsonRpcHandler } from "../../../src/bindings/jsonrpc/index.js";
+import { h2Request, H2_JSONRPC_POST } from "../../helpers/h2c.js";
+import { userMessage } from "../../helpers/json-messages.js";
+import { startJsonRpcHub } from "../../helpers/jsonrpc-hub.js";
+import { post, rpc } from "../../helpers/jsonrpc-requests.js";
+import { spyOnGetTask } from "../../helpers/service-spies.js";
+import type { TestHub } from "../../helpers/test-hub.js";
 
 let t: TestHub;
 const seen: ServiceParams[] = [];

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { userMessage, v03Message } from "./helpers/json-messages.js";
-import { startJsonRpcHub } from "./helpers/jsonrpc-hub.js";
-import { post, rpc } from "./helpers/jsonrpc-requests.js";
-import type { TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../../src/agents/index.js";
+import { userMessage, v03Message } from "../../helpers/json-messages.js";
+import { startJsonRpcHub } from "../../helpers/jsonrpc-hub.js";
+import { post, rpc } from "../../helpers/jsonrpc-requests.js";
+import type { TestHub } from "../../helpers/test-hub.js";
 
 let nextId = 0;
 /** One call with a fresh id; the answer must be plain application/json. */

@@ -1,12 +1,12 @@
 import * as http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { h2Request, H2_JSONRPC_POST } from "./helpers/h2c.js";
-import { userMessage, v03Message } from "./helpers/json-messages.js";
-import { startJsonRpcHub } from "./helpers/jsonrpc-hub.js";
-import { call, openRpcStream, rpc } from "./helpers/jsonrpc-requests.js";
-import { observeSubscriptions, type ObservedSubscription } from "./helpers/service-spies.js";
-import { dataEvents, type SseMessage } from "./helpers/sse.js";
-import type { TestHub } from "./helpers/test-hub.js";
+import { h2Request, H2_JSONRPC_POST } from "../../helpers/h2c.js";
+import { userMessage, v03Message } from "../../helpers/json-messages.js";
+import { startJsonRpcHub } from "../../helpers/jsonrpc-hub.js";
+import { call, openRpcStream, rpc } from "../../helpers/jsonrpc-requests.js";
+import { observeSubscriptions, type ObservedSubscription } from "../../helpers/service-spies.js";
+import { dataEvents, type SseMessage } from "../../helpers/sse.js";
+import type { TestHub } from "../../helpers/test-hub.js";
 
 const kindOf = (result: Record<string, unknown>) => ["task", "message", "statusUpdate", "artifactUpdate"].find((k) => k in result);
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import type { ServiceParams } from "../src/core/index.js";
-import { prefersProblemDetails } from "../src/bindings/rest/index.js";
-import { expectStatusError, rest, sendText, startRestHub, userMessage, violatedFields, type RestReply } from "./helpers/rest.js";
-import { spyOnGetTask } from "./helpers/service-spies.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../../src/agents/index.js";
+import type { ServiceParams } from "../../../src/core/index.js";
+import { prefersProblemDetails } from "../../../src/bindings/rest/index.js";
+import { expectStatusError, rest, sendText, startRestHub, userMessage, violatedFields, type RestReply } from "../../helpers/rest.js";
+import { spyOnGetTask } from "../../helpers/service-spies.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 const PROBLEM = { accept: "application/problem+json" };
 

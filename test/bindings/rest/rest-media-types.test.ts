@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { preferredJsonType } from "../src/bindings/rest/index.js";
-import { rest, sendText } from "./helpers/rest.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { preferredJsonType } from "../../../src/bindings/rest/index.js";
+import { rest, sendText } from "../../helpers/rest.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 /*
  * §11.1/§14.1: REST answers in the JSON media type the request's Accept

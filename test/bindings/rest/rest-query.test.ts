@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectStatusError, rest, sendText, violatedFields } from "./helpers/rest.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { expectStatusError, rest, sendText, violatedFields } from "../../helpers/rest.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 let t: TestHub;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 import * as http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { matchRoute } from "../src/bindings/rest/index.js";
-import { expectStatusError, rest, sendText, startRestHub, userMessage, violatedFields } from "./helpers/rest.js";
-import { h2Request } from "./helpers/h2c.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { AgentCardSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { EchoAgent, echoCard } from "../../../src/agents/index.js";
+import { matchRoute } from "../../../src/bindings/rest/index.js";
+import { expectStatusError, rest, sendText, startRestHub, userMessage, violatedFields } from "../../helpers/rest.js";
+import { h2Request } from "../../helpers/h2c.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 let t: TestHub;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EchoAgent, echoCard } from "../src/agents/index.js";
-import { A2AError } from "../src/core/index.js";
-import { openStream, rest, sendText, startRestHub, userMessage } from "./helpers/rest.js";
-import { observeSubscriptions, type ObservedSubscription } from "./helpers/service-spies.js";
-import { dataEvents, type SseMessage } from "./helpers/sse.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { EchoAgent, echoCard } from "../../../src/agents/index.js";
+import { A2AError } from "../../../src/core/index.js";
+import { openStream, rest, sendText, startRestHub, userMessage } from "../../helpers/rest.js";
+import { observeSubscriptions, type ObservedSubscription } from "../../helpers/service-spies.js";
+import { dataEvents, type SseMessage } from "../../helpers/sse.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 const kindOf = (event: Record<string, unknown>) => ["task", "message", "statusUpdate", "artifactUpdate"].filter((k) => k in event);
 

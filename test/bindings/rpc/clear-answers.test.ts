@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect as h2connect } from "node:http2";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
+import { tenantHubOptions } from "../../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 const RPC = "lf.a2a.v1.A2AService/GetTask";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { gzipSync } from "node:zlib";
 import { fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
-import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { textRequest } from "./helpers/messages.js";
-import { withTestHub } from "./helpers/test-hub.js";
+import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { textRequest } from "../../helpers/messages.js";
+import { withTestHub } from "../../helpers/test-hub.js";
 
 /**
  * Connect unary POSTs (JSON and binary codecs) are answered by the hub's

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { SendMessageRequestSchema, StreamResponseSchema, SubscribeToTaskRequestSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { textRequest } from "./helpers/messages.js";
-import { bothGrpcPaths, grpcAnswer, type GrpcAnswer, envelopeFaults, withH2Hub } from "./helpers/grpc-answer.js";
-import { grpcFrame } from "./helpers/raw-client.js";
+import { SendMessageRequestSchema, StreamResponseSchema, SubscribeToTaskRequestSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { textRequest } from "../../helpers/messages.js";
+import { bothGrpcPaths, grpcAnswer, type GrpcAnswer, envelopeFaults, withH2Hub } from "../../helpers/grpc-answer.js";
+import { grpcFrame } from "../../helpers/raw-client.js";
 
 /**
  * Plain gRPC SendStreamingMessage and SubscribeToTask are answered by the

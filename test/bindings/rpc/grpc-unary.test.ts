@@ -14,10 +14,10 @@ import {
   SendMessageResponseSchema,
   TaskPushNotificationConfigSchema,
   TaskState,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { bothGrpcPaths, type GrpcAnswer, envelopeFaults, withH2Hub } from "./helpers/grpc-answer.js";
-import { textRequest } from "./helpers/messages.js";
-import { grpcFrame } from "./helpers/raw-client.js";
+} from "../../../gen/a2a/v1/a2a_pb.js";
+import { bothGrpcPaths, type GrpcAnswer, envelopeFaults, withH2Hub } from "../../helpers/grpc-answer.js";
+import { textRequest } from "../../helpers/messages.js";
+import { grpcFrame } from "../../helpers/raw-client.js";
 
 /**
  * Plain gRPC unary calls are answered by the hub's direct path

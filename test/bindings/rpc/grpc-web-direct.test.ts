@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { GetTaskRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { envelopeFaults } from "./helpers/grpc-answer.js";
-import { textRequest } from "./helpers/messages.js";
-import { grpcFrame } from "./helpers/raw-client.js";
-import { withTestHub } from "./helpers/test-hub.js";
+import { GetTaskRequestSchema, SendMessageRequestSchema, SendMessageResponseSchema, StreamResponseSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { envelopeFaults } from "../../helpers/grpc-answer.js";
+import { textRequest } from "../../helpers/messages.js";
+import { grpcFrame } from "../../helpers/raw-client.js";
+import { withTestHub } from "../../helpers/test-hub.js";
 
 /**
  * gRPC-Web with the protobuf codec (over HTTP/1.1 here, as browsers send

@@ -3,10 +3,10 @@ import * as http2 from "node:http2";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { textRequest } from "./helpers/messages.js";
-import { grpcFrame } from "./helpers/raw-client.js";
-import { startTestHub } from "./helpers/test-hub.js";
+import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { textRequest } from "../../helpers/messages.js";
+import { grpcFrame } from "../../helpers/raw-client.js";
+import { startTestHub } from "../../helpers/test-hub.js";
 
 /**
  * Connect unary (JSON, binary) and gRPC-Web unary over h2c on the direct

@@ -24,9 +24,9 @@ import {
   TaskStatusSchema,
   TaskStatusUpdateEventSchema,
   type Part,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { dialectV03 as d, dialectV1 } from "../src/bindings/jsonrpc/index.js";
-import { readProtoJson } from "../src/bindings/http/index.js";
+} from "../../../gen/a2a/v1/a2a_pb.js";
+import { dialectV03 as d, dialectV1 } from "../../../src/bindings/jsonrpc/index.js";
+import { readProtoJson } from "../../../src/bindings/http/index.js";
 
 /** Reads v1.0 ProtoJSON the way the facade does (fromJson, unknown fields ignored). */
 function read<Desc extends DescMessage>(schema: Desc, json: unknown): MessageShape<Desc> {

@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import { LegacyJsonRpcTransport, LegacyRestTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { LegacyGrpcTransport } from "@a2a-js/sdk/compat/v0_3/client/grpc";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { CANCELED, COMPLETED, returnImmediately, sdkSend, stateOf } from "./helpers/a2a-sdk.js";
-import { tenantHubOptions } from "./helpers/tenant-hub.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { CANCELED, COMPLETED, returnImmediately, sdkSend, stateOf } from "../../helpers/a2a-sdk.js";
+import { tenantHubOptions } from "../../helpers/tenant-hub.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 /**
  * The official SDK's three v0.3 transports (@a2a-js/sdk 1.3.0), each alone,

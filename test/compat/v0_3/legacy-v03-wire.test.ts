@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { Code, createClient } from "@connectrpc/connect";
-import { A2AService as V03Service, TaskState as V03TaskState } from "../gen/a2a/v03/a2a_pb.js";
-import { expectA2AError } from "./helpers/errors.js";
-import { dataEvents } from "./helpers/sse.js";
-import { openStream, rest } from "./helpers/rest.js";
-import { startTestHub, type TestHub } from "./helpers/test-hub.js";
+import { A2AService as V03Service, TaskState as V03TaskState } from "../../../gen/a2a/v03/a2a_pb.js";
+import { expectA2AError } from "../../helpers/errors.js";
+import { dataEvents } from "../../helpers/sse.js";
+import { openStream, rest } from "../../helpers/rest.js";
+import { startTestHub, type TestHub } from "../../helpers/test-hub.js";
 
 /**
  * The v0.3 bindings as bytes on the wire, read without any SDK: ProtoJSON of

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { create, type DescMessage } from "@bufbuild/protobuf";
-import { AgentCardSchema } from "../gen/a2a/v1/a2a_pb.js";
-import { CARD_REQUIRED_FIELDS, cardSigningPayload, cardVerificationPayloads, jcs } from "../src/card-signature/index.js";
-import { REPO_ROOT } from "./helpers/server-process.js";
+import { AgentCardSchema } from "../../../gen/a2a/v1/a2a_pb.js";
+import { CARD_REQUIRED_FIELDS, cardSigningPayload, cardVerificationPayloads, jcs } from "../../../src/card-signature/index.js";
+import { REPO_ROOT } from "../../helpers/server-process.js";
 
 /** An IEEE 754 double from its 16 hex digits (RFC 8785 Appendix B writes them so). */
 function double(hex: string): number {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { newContextId, newTaskId } from "../src/core/ids.js";
-import { textRequest } from "./helpers/messages.js";
-import { startTestHub } from "./helpers/test-hub.js";
+import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { newContextId, newTaskId } from "../../../src/core/ids.js";
+import { textRequest } from "../../helpers/messages.js";
+import { startTestHub } from "../../helpers/test-hub.js";
 
 /** RFC 9562 §5.7: version 7 in the 13th hex digit, variant 10xx in the 17th. */
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

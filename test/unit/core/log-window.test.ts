@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LogWindow } from "../src/core/log-window.js";
+import { LogWindow } from "../../../src/core/log-window.js";
 
 describe("LogWindow", () => {
   it("lets one line through per window, however the calls fall inside it", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { UnitOfWork } from "../src/core/unit-of-work.js";
-import type { Logger } from "../src/core/index.js";
-import type { TaskStore } from "../src/store/index.js";
+import { UnitOfWork } from "../../../src/core/unit-of-work.js";
+import type { Logger } from "../../../src/core/index.js";
+import type { TaskStore } from "../../../src/store/index.js";
 
 /**
  * When group commit cuts a unit (core/unit-of-work.ts): at the end of the

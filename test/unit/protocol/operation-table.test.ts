@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { A2AService } from "../gen/a2a/v1/a2a_pb.js";
-import { lookupMethod, methodNames } from "../src/bindings/jsonrpc/index.js";
-import { REST_ROUTES } from "../src/bindings/rest/index.js";
-import { JSONRPC_V03, JSONRPC_V1 } from "../src/client/jsonrpc-dialects.js";
-import { OPERATION_LIST, OPERATIONS } from "../src/protocol/index.js";
+import { A2AService } from "../../../gen/a2a/v1/a2a_pb.js";
+import { lookupMethod, methodNames } from "../../../src/bindings/jsonrpc/index.js";
+import { REST_ROUTES } from "../../../src/bindings/rest/index.js";
+import { JSONRPC_V03, JSONRPC_V1 } from "../../../src/client/jsonrpc-dialects.js";
+import { OPERATION_LIST, OPERATIONS } from "../../../src/protocol/index.js";
 
 /*
  * §5.3: one operation table (src/protocol/operations.ts) keyed by the

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { create, fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { ListTasksResponseSchema, Role, SendMessageResponseSchema, TaskSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { wireJson, writeProtoJson } from "../src/protocol/index.js";
-import { seededRandom, type SeededRandom } from "./helpers/seeded-random.js";
+import { ListTasksResponseSchema, Role, SendMessageResponseSchema, TaskSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { wireJson, writeProtoJson } from "../../../src/protocol/index.js";
+import { seededRandom, type SeededRandom } from "../../helpers/seeded-random.js";
 
 /**
  * wireJson (protocol/wire-json.ts) writes ProtoJSON straight from protobuf

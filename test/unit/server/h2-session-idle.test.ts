@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { createOnePortServer, type OnePortServer } from "../src/server/one-port.js";
+import { createOnePortServer, type OnePortServer } from "../../../src/server/one-port.js";
 
 /**
  * One-port closes an HTTP/2 session that never opens a stream after the

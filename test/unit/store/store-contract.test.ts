@@ -16,7 +16,7 @@ import {
   TaskStatusSchema,
   type Message,
   type Task,
-} from "../gen/a2a/v1/a2a_pb.js";
+} from "../../../gen/a2a/v1/a2a_pb.js";
 import {
   createPool,
   PostgresTaskStore,
@@ -25,9 +25,9 @@ import {
   StoreUnavailableError,
   type StoreScope,
   type TaskStore,
-} from "../src/store/index.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
-import { until } from "./helpers/until.js";
+} from "../../../src/store/index.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../../helpers/postgres-cluster.js";
+import { until } from "../../helpers/until.js";
 
 /**
  * One contract, two stores: every TaskStore operation is checked against
@@ -639,7 +639,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
   });
 
   storeContract("PostgreSQL", () => ({
-    // One hub's semantics, as SQLite's: in a fleet, deliveries are claimed and only orphans are in flight for a new replica (test/postgres-fleet).
+    // One hub's semantics, as SQLite's: in a fleet, deliveries are claimed and only orphans are in flight for a new replica (test/postgres/fleet.test.ts).
     open: (options) => PostgresTaskStore.open({ url, poolSize: 4, fleet: false, ...options }),
   }));
 

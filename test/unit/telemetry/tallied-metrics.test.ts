@@ -1,7 +1,7 @@
 import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { TalliedCounter } from "../src/telemetry/tallied-counter.js";
-import { TalliedHistogram } from "../src/telemetry/tallied-histogram.js";
+import { TalliedCounter } from "../../../src/telemetry/tallied-counter.js";
+import { TalliedHistogram } from "../../../src/telemetry/tallied-histogram.js";
 
 // The hub's per-request metrics skip prom-client's per-call label work
 // (src/telemetry/tallied-*.ts); Prometheus, the README's metric list and

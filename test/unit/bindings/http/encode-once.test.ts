@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeOnce } from "../src/bindings/http/index.js";
+import { encodeOnce } from "../../../../src/bindings/http/index.js";
 
 /** An encoder that counts its calls, over events that are plain objects. */
 function counted(size = 8) {

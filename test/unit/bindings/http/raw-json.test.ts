@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonText, RawJson } from "../src/bindings/http/index.js";
+import { jsonText, RawJson } from "../../../../src/bindings/http/index.js";
 
 /** sendJson's writer (bindings/http/raw-json.ts): RawJson texts spliced where JSON.stringify would write their value. */
 describe("jsonText", () => {

@@ -9,11 +9,11 @@ import {
   TaskSchema,
   TaskState,
   ListTaskPushNotificationConfigsResponseSchema,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { A2AError, ERROR_TABLE, silentLogger } from "../src/core/index.js";
-import { parseExtensions, parseVersion, readProtoJson, writeProtoJson } from "../src/bindings/http/index.js";
-import { checkEnvelope, ENVELOPE_ERRORS, EnvelopeError } from "../src/bindings/jsonrpc/index.js";
-import { toJsonRpcError } from "../src/bindings/jsonrpc/jsonrpc-errors.js";
+} from "../../../../gen/a2a/v1/a2a_pb.js";
+import { A2AError, ERROR_TABLE, silentLogger } from "../../../../src/core/index.js";
+import { parseExtensions, parseVersion, readProtoJson, writeProtoJson } from "../../../../src/bindings/http/index.js";
+import { checkEnvelope, ENVELOPE_ERRORS, EnvelopeError } from "../../../../src/bindings/jsonrpc/index.js";
+import { toJsonRpcError } from "../../../../src/bindings/jsonrpc/jsonrpc-errors.js";
 
 describe("JSON-RPC envelope", () => {
   it("accepts a request with string, number and null ids and tells notifications apart", () => {

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { SseWriter, type HttpRequest, type HttpResponse } from "../src/bindings/http/index.js";
+import { SseWriter, type HttpRequest, type HttpResponse } from "../../../../src/bindings/http/index.js";
 
 /** A response that records what is written and lets the test decide when the socket is full. */
 class FakeResponse extends EventEmitter {

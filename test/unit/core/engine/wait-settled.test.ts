@@ -1,11 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { StreamResponseSchema, TaskState } from "../gen/a2a/v1/a2a_pb.js";
-import { taskKey } from "../src/core/engine/run.js";
-import type { BusEvent } from "../src/core/engine/task-writer.js";
-import { waitSettled } from "../src/core/engine/wait-settled.js";
-import { EventBus } from "../src/execution/index.js";
-import type { TaskHead, TaskStore } from "../src/store/index.js";
+import { StreamResponseSchema, TaskState } from "../../../../gen/a2a/v1/a2a_pb.js";
+import { taskKey } from "../../../../src/core/engine/run.js";
+import type { BusEvent } from "../../../../src/core/engine/task-writer.js";
+import { waitSettled } from "../../../../src/core/engine/wait-settled.js";
+import { EventBus } from "../../../../src/execution/index.js";
+import type { TaskHead, TaskStore } from "../../../../src/store/index.js";
 
 /**
  * A blocking send waits for its task to settle (§3.2.2). The wait asks for

@@ -13,9 +13,9 @@ import {
   type Artifact,
   type Message,
   type Task,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { artifactRows, creationRows, statusRows } from "../src/store/encoding/index.js";
-import { fieldValue, fieldValues, withoutField } from "../src/store/encoding/wire-scan.js";
+} from "../../../../gen/a2a/v1/a2a_pb.js";
+import { artifactRows, creationRows, statusRows } from "../../../../src/store/encoding/index.js";
+import { fieldValue, fieldValues, withoutField } from "../../../../src/store/encoding/wire-scan.js";
 
 /*
  * The rows the store writes beside an event are sliced from the event's

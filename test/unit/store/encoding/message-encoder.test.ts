@@ -13,9 +13,9 @@ import {
   type Part,
   type StreamResponse,
   type TaskStatus,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { encodeMessage } from "../src/store/encoding/message-encoder.js";
-import { seededRandom } from "./helpers/seeded-random.js";
+} from "../../../../gen/a2a/v1/a2a_pb.js";
+import { encodeMessage } from "../../../../src/store/encoding/message-encoder.js";
+import { seededRandom } from "../../../helpers/seeded-random.js";
 
 /**
  * The store's encoder must give toBinary's bytes exactly, whatever the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RecencyMap } from "../src/store/sqlite/recency-map.js";
+import { RecencyMap } from "../../../../src/store/sqlite/recency-map.js";
 
 /** The order of a RecencyMap, oldest first, read by dropping every entry. */
 function drain<V>(m: RecencyMap<V>): V[] {

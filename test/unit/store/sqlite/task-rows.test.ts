@@ -16,9 +16,9 @@ import {
   TaskPushNotificationConfigSchema,
   TaskStatusSchema,
   type Message,
-} from "../gen/a2a/v1/a2a_pb.js";
-import { SqliteTaskStore, type StoreScope, type TaskPage } from "../src/store/index.js";
-import { SETTLED_RECORDS } from "../src/store/sqlite/index.js";
+} from "../../../../gen/a2a/v1/a2a_pb.js";
+import { SqliteTaskStore, type StoreScope, type TaskPage } from "../../../../src/store/index.js";
+import { SETTLED_RECORDS } from "../../../../src/store/sqlite/index.js";
 
 /**
  * The SQLite store holds the task rows it writes and writes each once per
