@@ -3,7 +3,7 @@
  * they hold the default value. These are the `(google.api.field_behavior) =
  * REQUIRED` fields of proto/a2a/v1/a2a.proto in the messages an AgentCard
  * reaches (gen/ is built without the google.api options, so the table is
- * kept here; test/card-signature.test.ts checks it against the proto).
+ * kept here; test/unit/card-signature/card-signature.test.ts checks it against the proto).
  */
 export const CARD_REQUIRED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "lf.a2a.v1.AgentCard": ["name", "description", "supported_interfaces", "version", "capabilities", "default_input_modes", "default_output_modes", "skills"],

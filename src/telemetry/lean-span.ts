@@ -53,7 +53,7 @@ function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): 
  * than with the SDK's (bench/results-telemetry.md). This one keeps the
  * data and checks what the OTel trace API asks of a span: valid attribute
  * values, the SDK's default limits, nothing recorded after end. Exported,
- * both encode to the same OTLP bytes (test/lean-tracer.test.ts).
+ * both encode to the same OTLP bytes (test/unit/telemetry/lean-tracer.test.ts).
  */
 export class LeanSpan implements Span, ReadableSpan {
   readonly attributes: Record<string, AttributeValue>;

@@ -234,7 +234,7 @@ interface ScopeGroup {
  * `finish` wraps those bytes in the request's groups, each resource and
  * each scope in the order its first span came, and starts over. The
  * request is the OTel exporter's serializer's, byte for byte
- * (test/otlp-trace-encoder.test.ts holds it to that).
+ * (test/unit/telemetry/otlp-trace-encoder.test.ts holds it to that).
  */
 export class TraceRequestBuilder {
   /** Resource, then scope: the groups of the request being built. */

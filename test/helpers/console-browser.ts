@@ -41,7 +41,7 @@ export function pixelSpread(png: Buffer): { stddev: number; colors: number; widt
 /**
  * Takes a full-page screenshot, returns its pixel spread, and when
  * CONSOLE_SCREENSHOTS names a directory (the README's come from
- * `CONSOLE_SCREENSHOTS=docs npx vitest run test/console.test.ts`) keeps it there.
+ * `CONSOLE_SCREENSHOTS=docs npx vitest run test/console/console.test.ts`) keeps it there.
  */
 export async function screenshot(page: Page, name: string): Promise<ReturnType<typeof pixelSpread>> {
   const png = await page.screenshot({ fullPage: true });

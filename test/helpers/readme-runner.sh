@@ -1,4 +1,4 @@
-# Sourced before the README's blocks by test/readme.test.ts.
+# Sourced before the README's blocks by test/operations/readme.test.ts.
 set -euo pipefail
 pgids=()
 cleanup() {

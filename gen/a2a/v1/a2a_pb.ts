@@ -1,7 +1,7 @@
 // The A2A v1.0.1 wire contract, written for a2a-hub from the facts of the
 // published specification (https://a2a-protocol.org/v1.0.1/specification/;
 // the repository keeps them as test/fixtures/a2a-v1.0.1-wire-contract.json,
-// which test/contract.test.ts checks this file against). Names, numbers, types, labels and
+// which test/proto/contract.test.ts checks this file against). Names, numbers, types, labels and
 // oneofs match the published contract so that gRPC bytes and ProtoJSON agree
 // with every other A2A v1.0 implementation.
 //

@@ -17,7 +17,7 @@ import { ProtoWriter, WIRE } from "../../protocol/index.js";
  * map, packed scalars, a 64-bit kind other than int64, floats, and the
  * well-known types protobuf-es holds as JSON: Struct, Value, ListValue)
  * is written by toBinary, alone, at its place in field order, so the
- * bytes stay exactly toBinary's (test/message-encoder.test.ts holds the
+ * bytes stay exactly toBinary's (test/unit/store/encoding/message-encoder.test.ts holds the
  * two to that).
  */
 export function encodeMessage<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>): Buffer {

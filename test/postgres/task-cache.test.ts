@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { TaskCache } from "../../src/store/postgres/task-cache.js";
+import type { StoreScope } from "../../src/store/index.js";
+
+/**
+ * The PostgreSQL store predicts seqs from what it has seen of each task
+ * (src/store/postgres/task-cache.ts): bounded, but never at the cost of a
+ * task a unit is writing or a run may still write, and never overwritten by
+ * a read older than what it holds.
+ */
+
+const scope: StoreScope = { tenant: "t", agentId: "echo" };
+const done = (lastSeq: number) => ({ lastSeq, state: TaskState.COMPLETED, sealed: new Map<string, boolean>() });
+
+describe("the PostgreSQL store's task cache", () => {
+  it("keeps at most its bound, least recently used out first, but never a task held by a unit or still running", () => {
+    const cache = new TaskCache(3);
+    const held = cache.created(scope, "held", TaskState.SUBMITTED);
+    held.pins++;
+    held.state = TaskState.COMPLETED;
+    cache.created(scope, "running", TaskState.WORKING);
+    cache.seen(scope, "a", done(4), cache.readMark);
+    cache.seen(scope, "b", done(5), cache.readMark);
+    cache.seen(scope, "c", done(6), cache.readMark);
+    expect(cache.size).toBe(3);
+    expect(cache.find(scope, "held")).toBe(held);
+    expect(cache.find(scope, "running")?.lastSeq).toBe(1);
+    expect(cache.find(scope, "a")).toBeUndefined();
+    expect(cache.find(scope, "b")).toBeUndefined();
+    expect(cache.find(scope, "c")?.lastSeq).toBe(6);
+    // Released, the held task may go like any other.
+    cache.release([held], false);
+    cache.seen(scope, "d", done(7), cache.readMark);
+    expect(cache.find(scope, "held")).toBeUndefined();
+    expect(() => cache.forWrite(scope, "held")).toThrow("task held in scope t/echo was written before it was read in this process");
+  });
+
+  it("lets a read refresh an entry only when no unit holds it and no commit settled while the read was out", () => {
+    const cache = new TaskCache();
+    const entry = cache.created(scope, "x", TaskState.SUBMITTED);
+    entry.pins++;
+    entry.lastSeq = 3; // predicted by writes of the unit in flight
+    cache.seen(scope, "x", done(1), cache.readMark);
+    expect(cache.find(scope, "x")?.lastSeq).toBe(3);
+    const mark = cache.readMark;
+    cache.release([entry], false);
+    // A read sent before that commit returned may show the log before it.
+    cache.seen(scope, "x", done(1), mark);
+    expect(cache.find(scope, "x")?.lastSeq).toBe(3);
+    cache.seen(scope, "x", { lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) }, cache.readMark);
+    expect(cache.find(scope, "x")).toMatchObject({ lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) });
+  });
+
+  it("lets a read that spanned a commit refresh an entry when it found a later seq (another replica wrote the task since)", () => {
+    const cache = new TaskCache();
+    // Read here once, while another replica ran it; never evicted while it may be running.
+    cache.seen(scope, "x", { lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, cache.readMark);
+    const other = cache.created(scope, "other", TaskState.SUBMITTED);
+    other.pins++;
+    const mark = cache.readMark;
+    // A unit of this replica's, on another task, settles while the read is out.
+    cache.release([other], false);
+    cache.seen(scope, "x", { lastSeq: 3, state: TaskState.WORKING, sealed: new Map([["out", false]]) }, mark);
+    expect(cache.forWrite(scope, "x")).toMatchObject({ lastSeq: 3, sealed: new Map([["out", false]]) });
+    // An equal or earlier seq from a read that spanned a commit tells nothing new.
+    const mark2 = cache.readMark;
+    cache.release([], false);
+    cache.seen(scope, "x", { lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, mark2);
+    expect(cache.forWrite(scope, "x").lastSeq).toBe(3);
+  });
+
+  it("forgets the tasks of a unit that failed: their state is unknown until read again", () => {
+    const cache = new TaskCache();
+    const a = cache.created(scope, "a", TaskState.SUBMITTED);
+    const b = cache.created(scope, "b", TaskState.SUBMITTED);
+    a.pins++;
+    cache.release([a], true);
+    expect(cache.find(scope, "a")).toBeUndefined();
+    expect(cache.find(scope, "b")).toBe(b);
+    cache.seen(scope, "a", done(2), cache.readMark);
+    expect(cache.forWrite(scope, "a").lastSeq).toBe(2);
+  });
+});

@@ -1,0 +1,134 @@
+import { create } from "@bufbuild/protobuf";
+import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { PostgresTaskStore, type StoreScope } from "../../src/store/index.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+
+/**
+ * Two replicas commit units on one database at once. Each unit moves the
+ * shared per-state task counters (task_counts, one row per tenant, agent
+ * and state); were the rows taken in the order the unit's writes come,
+ * two units taking them in opposite orders would deadlock (the server
+ * breaks it after a second by rolling one back, and its callers would
+ * hear INTERNAL). The unit function takes them up front in one order.
+ *
+ * A replica also writes tasks another replica wrote last (a continuation
+ * of an interrupted task, a sweep failing a dead replica's tasks): what it
+ * predicts the next seq from must be what it read just before, even when a
+ * commit of its own settled while that read was out (on a busy replica,
+ * almost every read).
+ */
+
+noticePostgresSkip("postgres-unit-conflicts.test.ts");
+
+const scope: StoreScope = { tenant: "t", agentId: "echo" };
+const ROUNDS = 20;
+const PER_ROUND = 60;
+
+function createTask(store: PostgresTaskStore, id: string): void {
+  const status = create(TaskStatusSchema, { state: TaskState.SUBMITTED });
+  const task = create(TaskSchema, { id, contextId: "ctx", status });
+  store.createTask(scope, { id, contextId: "ctx", status, history: [] }, create(StreamResponseSchema, { payload: { case: "task", value: task } }));
+}
+
+function moveTo(store: PostgresTaskStore, id: string, state: TaskState): void {
+  const status = create(TaskStatusSchema, { state });
+  store.setStatus(scope, id, status, create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status } } }));
+}
+
+/** Lets a test hold back the pool's answers to reads of a task's head (HEAD_BY_KEY) once the database gave them. */
+function holdHeadReads(pool: pg.Pool): { hold(): void; release(): void } {
+  let held: Promise<void> | undefined;
+  let go: (() => void) | undefined;
+  const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+  // The store calls query(config) only.
+  pool.query = ((config: pg.QueryConfig) => {
+    const answer = query(config);
+    const wait = held;
+    if (!wait || !config.text.includes("AS elsewhere")) return answer;
+    return answer.then(async (r) => {
+      await wait;
+      return r;
+    });
+  }) as typeof pool.query;
+  return {
+    hold: () => void (held = new Promise((resolve) => (go = resolve))),
+    release: () => {
+      go?.();
+      held = undefined;
+    },
+  };
+}
+
+/**
+ * One replica's rounds: each unit creates tasks, starts last round's and
+ * completes the round's before; `reversed` takes the counters the other
+ * way round (COMPLETED, WORKING, SUBMITTED instead of SUBMITTED, WORKING,
+ * COMPLETED).
+ */
+async function replica(store: PostgresTaskStore, name: string, reversed: boolean): Promise<void> {
+  const ids = (r: number) => Array.from({ length: PER_ROUND }, (_, i) => `${name}-${r}-${i}`);
+  for (let r = 0; r < ROUNDS + 2; r++) {
+    const steps = [
+      () => r < ROUNDS && ids(r).forEach((id) => createTask(store, id)),
+      () => r >= 1 && r <= ROUNDS && ids(r - 1).forEach((id) => moveTo(store, id, TaskState.WORKING)),
+      () => r >= 2 && ids(r - 2).forEach((id) => moveTo(store, id, TaskState.COMPLETED)),
+    ];
+    store.beginBatch();
+    for (const step of reversed ? steps.reverse() : steps) step();
+    await store.commitBatch();
+  }
+}
+
+describe.skipIf(!hasPostgres)("units of two replicas at once", () => {
+  const cluster = clusterForTests();
+
+  it("commit, each of them, without a deadlock, though their writes move the shared task counters in opposite orders", async () => {
+    const url = await cluster().createDatabase();
+    const a = await PostgresTaskStore.open({ url, poolSize: 2, fleet: false });
+    const b = await PostgresTaskStore.open({ url, poolSize: 2, fleet: false });
+    try {
+      await Promise.all([replica(a, "a", false), replica(b, "b", true)]);
+      // The counters are right too: what ListTasks totals from them.
+      expect((await a.listTasks(scope, { state: TaskState.COMPLETED, limit: 1 })).total).toBe(2 * ROUNDS * PER_ROUND);
+      expect((await a.listTasks(scope, { state: TaskState.WORKING, limit: 1 })).total).toBe(0);
+      for (const id of ["a-0-0", `b-${ROUNDS - 1}-${PER_ROUND - 1}`]) expect((await b.getHead(scope, id))?.state).toBe(TaskState.COMPLETED);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    expect(cluster().log()).not.toContain("deadlock detected");
+  }, 60_000);
+
+  it("predict from a read that spanned a commit of their own, when it found a task the other replica wrote since", async () => {
+    const url = await cluster().createDatabase();
+    const a = await PostgresTaskStore.open({ url, poolSize: 2, fleet: false });
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const reads = holdHeadReads(pool);
+    const b = new PostgresTaskStore(pool);
+    const unit = async (store: PostgresTaskStore, write: () => void) => {
+      store.beginBatch();
+      write();
+      await store.commitBatch();
+    };
+    try {
+      await unit(a, () => createTask(a, "x"));
+      await unit(a, () => moveTo(a, "x", TaskState.WORKING));
+      expect((await b.getHead(scope, "x"))?.lastSeq).toBe(2);
+      // The task's run on a ends interrupted: b's entry is now one event behind.
+      await unit(a, () => moveTo(a, "x", TaskState.INPUT_REQUIRED));
+      reads.hold();
+      const read = b.getHead(scope, "x");
+      await unit(b, () => createTask(b, "y"));
+      reads.release();
+      expect((await read)?.lastSeq).toBe(3);
+      // The continuation, on b: its event is the log's fourth.
+      await unit(b, () => moveTo(b, "x", TaskState.WORKING));
+      expect(await a.getHead(scope, "x")).toMatchObject({ state: TaskState.WORKING, lastSeq: 4 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+});
