@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { GcTrace } from "../bench/harness/gc-trace.js";
+import { GcTrace } from "../harness/gc-trace.js";
 
 /**
  * The bench's profile section tallies the hub's collections from what V8
