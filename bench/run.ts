@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --quick]`: issue 8's benchmark. Every figure is taken
+ * `npm run bench [-- --quick]`: the hub's benchmark. Every figure is taken
  * on loopback on this machine and reported next to baselines measured in
  * the same run (bare node:http, @a2a-js/sdk in-memory and SQLite), as
- * medians with min/max over at least 3 runs. Writes bench/results.md
- * (bench/results-quick.md for --quick) and prints the same Markdown.
+ * medians with min/max over at least 3 runs. Writes the sections it ran
+ * into bench/results.md (bench/results-quick.md for --quick), keeping the
+ * others (harness/report-file.ts), and prints the report.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseBenchOptions } from "./harness/bench-options.js";
@@ -13,6 +14,7 @@ import { createContext } from "./harness/bench-context.js";
 import { detectPinning } from "./harness/cpu-pinning.js";
 import { machineInfo } from "./harness/machine-info.js";
 import { renderReport } from "./harness/report.js";
+import { writeReport } from "./harness/report-file.js";
 import type { BenchResults } from "./harness/results.js";
 import { measureProfile } from "./measures/cpu-profile-run.js";
 import { measureFanout } from "./measures/fan-out.js";
@@ -36,8 +38,7 @@ async function main(): Promise<void> {
   const results: BenchResults = { unary: [], streams: [] };
   const write = () => {
     const report = renderReport(results, options, machine, pinning, (Date.now() - started) / 1000);
-    writeFileSync(options.out, report);
-    return report;
+    return writeReport(options.out, report, ["npm run bench --", ...process.argv.slice(2)].join(" "));
   };
   // Each section records its own failures; the report is rewritten after each, so a cut-short run still leaves one.
   try {

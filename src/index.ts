@@ -9,5 +9,7 @@ export { CommandAgent, EchoAgent, echoCard, loadRemoteRegistry, RemoteAgent } fr
 export { agentCard, createCardSigner, loadSigningKey, type CardFacts, type CardSigner, type SigningKeyConfig, type SkillFacts } from "./cards/index.js";
 export { A2AClient, CardSignatureError, cardVerifier, clientFailureOf, type BindingName, type CardTrust, type ClientOptions } from "./client/index.js";
 export { DEFAULT_JWKS_PATH, type CardSigning } from "./server/index.js";
+/** The host startHub serves on (HTTP/1.1 and h2c on one port, TLS by ALPN), for a handler of your own. */
+export { createOnePortServer, type OnePortServer } from "./server/index.js";
 export { DataDirLockedError, SqliteTaskStore, type TaskStore } from "./store/index.js";
 export * from "../gen/a2a/v1/a2a_pb.js";

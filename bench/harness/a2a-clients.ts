@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { A2AService, Role, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AService, Role, TaskState, type Task } from "a2a-hub";
 import { ECHO_TEXT } from "./response-checks.js";
 
 export type A2AClient = Client<typeof A2AService>;

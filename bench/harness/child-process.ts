@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 
-/** How the bench starts a TypeScript entry point: node with the tsx loader, no npm or tsx wrapper process in between. */
+/**
+ * How the bench starts a TypeScript entry point: node with the tsx loader, no npm or tsx wrapper process in between;
+ * "a2a-hub" resolves to the hub's sources (the a2a-hub-source condition of its exports).
+ */
 export function nodeTs(script: string, args: readonly string[] = [], nodeFlags: readonly string[] = []): string[] {
-  return [process.execPath, ...nodeFlags, "--import", "tsx", script, ...args];
+  return [process.execPath, ...nodeFlags, "--conditions=a2a-hub-source", "--import", "tsx", script, ...args];
 }
 
 /** A child process the bench started, with its output read line by line. */

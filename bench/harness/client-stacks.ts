@@ -8,7 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { A2AService, SendMessageRequestSchema, SendMessageResponseSchema } from "a2a-hub";
 import { benchMessage, echoProblem } from "./a2a-clients.js";
 
 /** The client stacks a row can be loaded with. */

@@ -1,6 +1,6 @@
 import * as http2 from "node:http2";
 import { fromBinary } from "@bufbuild/protobuf";
-import { SendMessageResponseSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { SendMessageResponseSchema } from "a2a-hub";
 import { echoProblem } from "./a2a-clients.js";
 import { GrpcFrameReader, readGrpcWebBody } from "./grpc-frames.js";
 import type { H2Kind } from "./request-bodies.js";

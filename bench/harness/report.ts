@@ -265,8 +265,8 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   if (results.headToHead && results.headToHead.length > 0) {
     const rounds = Math.max(0, ...results.headToHead.flatMap((r) => r.cells.map((c) => c.perRun?.length ?? 0)));
     parts.push(
-      "## Head to head: issue 16's ratios, side by side\n\n" +
-        "The rows issue 16's ratio targets compare, each on a fresh server of its own, run side by side rather than one after another (as in the table above, where a row moved by ±30% from run to run on this shared host with no change to the code). " +
+      "## Head to head: the ratio targets, side by side\n\n" +
+        "The rows the ratio targets compare, each on a fresh server of its own, run side by side rather than one after another (as in the table above, where a row moved by ±30% from run to run on this shared host with no change to the code). " +
         `Each server first settles under untimed load, then they are loaded in turn, in ${rounds} rounds, each round giving every one a warm-up and one timed run: the SDK's in-memory JSON-RPC (the baseline) first, the others after it in an order that rotates from round to round, and the baseline once more at the end. ` +
         "Each run is divided by the baseline as it stood at that moment (interpolated between the baseline's runs around it), and a row's share of the baseline is the median of those ratios; a ratio between two other rows divides their shares, so the host's drift cancels in both. The targets above are judged from this section.\n\n" +
         versusTable(results.headToHead),
@@ -346,7 +346,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   if (pg) {
     const base = pg.rows.find((r) => r.id === "sqlite")?.rps?.median;
     parts.push(
-      "## The hub on PostgreSQL (issue 17)\n\n" +
+      "## The hub on PostgreSQL\n\n" +
         (pg.status !== "ok"
           ? `${pg.status}: ${pg.note ?? ""}`
           : `JSON-RPC SendMessage at ${32} connections, every answer checked; PostgreSQL 15 on this machine (a private cluster as the tests start it: fsync off, like the hub's SQLite in WAL with synchronous=NORMAL, so a commit survives the crash of any process but not of the machine). The replicas of a fleet share one database; the client spreads its connections over them in turn. Hub CPU is all replicas together; database CPU is every PostgreSQL server process.\n\n` +

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { SendMessageRequestSchema } from "../../gen/a2a/v1/a2a_pb.js";
+import { SendMessageRequestSchema } from "a2a-hub";
 import { benchMessage } from "./a2a-clients.js";
 import { grpcFrame } from "./grpc-frames.js";
 import { ECHO_TEXT } from "./response-checks.js";

@@ -12,7 +12,7 @@ import {
   TaskStatusSchema,
   type Message,
   type TaskStatus,
-} from "../../gen/a2a/v1/a2a_pb.js";
+} from "a2a-hub";
 
 /** How a seeded store is laid out, so measures can find positions and filters in it. */
 export interface SeededStore {

@@ -9,7 +9,7 @@
  * token is not in a form the bench knows, it walks pages instead, as far
  * as a time budget allows, and says how deep it got.
  */
-import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { TaskState } from "a2a-hub";
 import { a2aClient } from "../harness/a2a-clients.js";
 import { loaderConfig, printResult } from "../harness/loader-process.js";
 import { quantile } from "../harness/stats.js";

@@ -11,7 +11,7 @@
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import { fromBinary } from "@bufbuild/protobuf";
-import { StreamResponseSchema, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema, TaskState } from "a2a-hub";
 import { GrpcFrameReader } from "../harness/grpc-frames.js";
 import { loaderConfig, printResult } from "../harness/loader-process.js";
 import { GRPC_HEADERS, JSON_HEADERS, jsonRpcBody, sendMessageGrpcFrame, sendMessageJson } from "../harness/request-bodies.js";

@@ -19,7 +19,7 @@ import {
   StreamResponseSchema,
   SubscribeToTaskRequestSchema,
   TaskState,
-} from "../../gen/a2a/v1/a2a_pb.js";
+} from "a2a-hub";
 import { benchMessage } from "../harness/a2a-clients.js";
 import { grpcFrame, GrpcFrameReader } from "../harness/grpc-frames.js";
 import { loaderConfig, printResult } from "../harness/loader-process.js";

@@ -1,6 +1,6 @@
 /**
  * The ceiling of the hub's RPC stack: connect-node on the hub's own
- * one-port host (src/server/one-port.ts: HTTP/1.1 and h2c on one port),
+ * one-port host (createOnePortServer: HTTP/1.1 and h2c on one port),
  * answering SendMessage with a fixed completed echo Task over gRPC, Connect
  * and gRPC-Web. No store, no agent, no interceptors: what is left is the
  * price of the host and the library, so a hub row divided by this one says
@@ -11,8 +11,7 @@
 import type { AddressInfo } from "node:net";
 import { create } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { A2AService, SendMessageResponseSchema, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
-import { createOnePortServer } from "../../src/server/one-port.js";
+import { A2AService, createOnePortServer, SendMessageResponseSchema, TaskState } from "a2a-hub";
 import { ECHO_TEXT } from "../harness/response-checks.js";
 
 /** Built once: the answer is the same for every call (the checks only read the state and the echo). */
