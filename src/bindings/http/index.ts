@@ -9,7 +9,7 @@ export { grpcStatusName, HTTP_FAILURES, HttpFailure, httpFailureBody, nothingSer
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { ClientGone } from "./client-gone.js";
-export { httpCallContext, type FacadeCall } from "./facade-context.js";
+export { httpCallContext, type FacadeAdmission, type FacadeCall, type FacadeRefusal } from "./facade-context.js";
 export { endHttp2Answer } from "./http2-answer.js";
 export { callUnary, callUnaryJson, openSequenced, wireMethodOf } from "./service-call.js";
 export { jsonText, RawJson } from "./raw-json.js";
