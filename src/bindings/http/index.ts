@@ -35,5 +35,6 @@ export {
   type ExtensionNegotiation,
   type ServiceParamsNegotiation,
 } from "./service-params.js";
+export type { ServiceRoute, StreamRoute, UnaryRoute } from "./service-route.js";
 export { SSE_KEEP_ALIVE_MS, SseWriter, type SseEvent, type SseWriterOptions } from "./sse-writer.js";
 export { callScopeOf, credentialsOf, identificationOf, identifyFirst, keptIdentification } from "./request-caller.js";
