@@ -4,6 +4,7 @@ import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
 import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
 import {
   abandonBody,
+  answerEventStream,
   BodyTimeoutError,
   BodyTooLargeError,
   ClientGone,
@@ -36,7 +37,7 @@ import {
   type JsonRpcResponse,
 } from "../../protocol/index.js";
 import { httpLevelRefusal, toJsonRpcError } from "./jsonrpc-errors.js";
-import { answerStream, drainStream } from "./jsonrpc-stream.js";
+import { drainStream, jsonRpcFraming } from "./jsonrpc-stream.js";
 import { readRpcBody, type RpcElement } from "./rpc-body.js";
 import { lookupMethod } from "./method-table.js";
 import type { RpcMethod, StreamRpcMethod, UnaryRpcMethod } from "./rpc-method.js";
@@ -179,16 +180,14 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     const method = check.ok ? lookupMethod(check.request.method) : undefined;
     if (check.ok && method?.kind === "stream" && !check.request.notification) {
       const request = check.request;
-      await answerStream({
+      await answerEventStream({
         req: x.req,
         res: x.res,
-        id: request.id,
-        method,
         open: openStream(x, request, method, x.abort.controller),
         abort: x.abort,
         headers: x.headers,
         keepAliveMs: options.keepAliveMs,
-        logger,
+        ...jsonRpcFraming(x.res, request.id, method, x.headers, logger),
       });
       return;
     }
