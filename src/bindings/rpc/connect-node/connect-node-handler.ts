@@ -1,7 +1,7 @@
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { AccessGuard } from "../../../auth/index.js";
 import type { A2AServiceApi, Logger } from "../../../core/index.js";
-import { httpFailureBody, nothingServedAt, sendJson, type HttpRequest, type HttpResponse } from "../../http/index.js";
+import { HTTP_FAILURES, httpFailureBody, nothingServedAt, sendJson, type HttpRequest, type HttpResponse } from "../../http/index.js";
 import { rpcContextValues } from "../call/index.js";
 import { accessInterceptor } from "./access-interceptor.js";
 import { serviceParamsInterceptor } from "./service-params-interceptor.js";
@@ -36,6 +36,6 @@ export function connectNodeHandler(options: ConnectNodeOptions): (req: HttpReque
     interceptors: [accessInterceptor(guard), serviceParamsInterceptor(logger)],
     // What a stream's transport does when its reader stops reading (one-port.ts sets it per request).
     contextValues: rpcContextValues,
-    fallback: (req: HttpRequest, res: HttpResponse) => sendJson(res, 404, httpFailureBody("notFound", nothingServedAt(req.method, (req.url ?? "/").split("?")[0]!))),
+    fallback: (req: HttpRequest, res: HttpResponse) => sendJson(res, HTTP_FAILURES.notFound.httpStatus, httpFailureBody("notFound", nothingServedAt(req.method, (req.url ?? "/").split("?")[0]!))),
   } as Parameters<typeof connectNodeAdapter>[0]) as (req: HttpRequest, res: HttpResponse) => void;
 }
