@@ -2,8 +2,6 @@ import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/
 import { cardDocument, cardFormFor, type CardDocument, type CardSigner } from "../cards/index.js";
 import type { AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
 
-export type { HttpRequest, HttpResponse };
-export type HttpHandler = (req: HttpRequest, res: HttpResponse) => void | Promise<void>;
 
 /** §8.2: the well-known path of the public agent card. */
 export const WELL_KNOWN_CARD_PATH = "/.well-known/agent-card.json";
@@ -68,14 +66,4 @@ export function sendDocument(req: HttpRequest, res: HttpResponse, doc: CardDocum
     return;
   }
   sendJson(res, 200, JSON.parse(doc.body), headers);
-}
-
-/** RFC 9112 §3.2: a request whose Host (or forwarded host) cannot be a URL's authority is refused. */
-export function sendBadHost(res: HttpResponse, message: string): void {
-  sendJson(res, 400, { error: { code: 400, status: "INVALID_ARGUMENT", message } });
-}
-
-/** The answer for paths nothing serves. */
-export function sendNotFound(req: HttpRequest, res: HttpResponse): void {
-  sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${req.url}` } });
 }

@@ -1,4 +1,4 @@
-import type { HttpRequest, HttpResponse } from "./card-responses.js";
+import type { HttpRequest, HttpResponse } from "../bindings/http/index.js";
 
 /** What readiness depends on. */
 export interface ReadinessState {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import * as http from "node:http";
 import { bearerToken, hashToken } from "../auth/index.js";
 import type { HubMetrics } from "../telemetry/index.js";
-import type { HttpRequest, HttpResponse } from "./card-responses.js";
+import type { HttpRequest, HttpResponse } from "../bindings/http/index.js";
 
 /** The Prometheus scrape path. */
 export const METRICS_PATH = "/metrics";

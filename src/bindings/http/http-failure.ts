@@ -7,6 +7,8 @@ import { Code } from "@connectrpc/connect";
  * statuses live here, the one table every binding and route answers them from.
  */
 export const HTTP_FAILURES = {
+  /** RFC 9112 §3.2: the Host (or forwarded host) cannot be a URL's authority. */
+  badHost: { httpStatus: 400, grpcCode: Code.InvalidArgument, title: "Bad Request" },
   /** Nothing is served at this path (no route of §11.3, no card, no console page). */
   notFound: { httpStatus: 404, grpcCode: Code.NotFound, title: "Not Found" },
   /** A route has the path but not the method (RFC 9110 §15.5.6; the answer lists `Allow`). */

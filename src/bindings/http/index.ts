@@ -9,7 +9,7 @@ export { grpcStatusName, HTTP_FAILURES, HttpFailure, httpFailureBody, nothingSer
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { ClientGone } from "./client-gone.js";
-export { httpCallContext, type FacadeCall } from "./facade-context.js";
+export { httpCallContext, type FacadeAdmission, type FacadeCall, type FacadeRefusal } from "./facade-context.js";
 export { endHttp2Answer } from "./http2-answer.js";
 export { callUnary, callUnaryJson, openSequenced, wireMethodOf } from "./service-call.js";
 export { jsonText, RawJson } from "./raw-json.js";
@@ -35,5 +35,6 @@ export {
   type ExtensionNegotiation,
   type ServiceParamsNegotiation,
 } from "./service-params.js";
+export type { ServiceRoute, StreamRoute, UnaryRoute } from "./service-route.js";
 export { SSE_KEEP_ALIVE_MS, SseWriter, type SseEvent, type SseWriterOptions } from "./sse-writer.js";
 export { callScopeOf, credentialsOf, identificationOf, identifyFirst, keptIdentification } from "./request-caller.js";

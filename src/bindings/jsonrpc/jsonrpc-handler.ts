@@ -1,9 +1,10 @@
 import { setMaxListeners } from "node:events";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
-import { stderrLogger, type A2AError, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
+import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
 import {
   abandonBody,
+  answerEventStream,
   BodyTimeoutError,
   BodyTooLargeError,
   ClientGone,
@@ -19,6 +20,8 @@ import {
   sendJson,
   type A2AVersion,
   type ExtensionNegotiation,
+  type FacadeAdmission,
+  type FacadeRefusal,
   type HttpRequest,
   type HttpResponse,
   type ServiceParamsNegotiation,
@@ -34,7 +37,7 @@ import {
   type JsonRpcResponse,
 } from "../../protocol/index.js";
 import { httpLevelRefusal, toJsonRpcError } from "./jsonrpc-errors.js";
-import { answerStream, drainStream } from "./jsonrpc-stream.js";
+import { drainStream, jsonRpcFraming } from "./jsonrpc-stream.js";
 import { readRpcBody, type RpcElement } from "./rpc-body.js";
 import { lookupMethod } from "./method-table.js";
 import type { RpcMethod, StreamRpcMethod, UnaryRpcMethod } from "./rpc-method.js";
@@ -49,20 +52,12 @@ export const DEFAULT_MAX_BATCH_SIZE = 100;
 export interface JsonRpcHandlerOptions {
   /** The one A2A service implementation. */
   readonly service: A2AServiceApi;
-  /** The agent card this endpoint serves, for extension negotiation (§3.3.4). */
+  /** The agent card this endpoint serves, for extension negotiation (§3.3.4), unless the admission names one. */
   readonly card: (req: HttpRequest) => AgentCard;
   /** Largest accepted request body in bytes; default 10 MiB. */
   readonly maxBodyBytes?: number;
   /** Deepest accepted nesting of arrays and objects in a request body; default 64. */
   readonly maxJsonDepth?: number;
-  /** The caller's tenant and agent (§13.1); undefined means the default scope. */
-  readonly scopeFor?: (req: HttpRequest) => CallScope | undefined;
-  /**
-   * Refuses a request before any method runs (authentication, rate limits):
-   * the answer keeps the JSON-RPC envelope, with each request's id echoed,
-   * under the refusal's HTTP status and headers.
-   */
-  readonly admit?: (req: HttpRequest) => JsonRpcRefusal | undefined;
   /** Where unexpected failures are reported; default JSON lines on stderr. */
   readonly logger?: Logger;
   /** Idle time before an SSE comment line keeps a stream open; default 15 s. */
@@ -71,16 +66,16 @@ export interface JsonRpcHandlerOptions {
   readonly maxBatchSize?: number;
 }
 
-/** Why a request is refused before it runs, and how to say it. */
-export interface JsonRpcRefusal {
-  readonly httpStatus: number;
-  readonly headers: Readonly<Record<string, string>>;
-  /** The refusal as an A2A error: every element's answer carries its table code and ErrorInfo. */
-  readonly error: A2AError;
-}
+/** Why a request is refused before it runs: every element's answer carries its table code and ErrorInfo. */
+export type JsonRpcRefusal = FacadeRefusal;
 
-/** A node:http / node:http2-compat request handler. */
-export type JsonRpcHandler = (req: HttpRequest, res: HttpResponse) => Promise<void>;
+/**
+ * A node:http / node:http2-compat request handler. `admission` is what the
+ * server decided about the request: the caller's tenant and agent (§13.1),
+ * and a refusal (authentication, rate limits) answered in the JSON-RPC
+ * envelope, each request's id echoed, under its HTTP status and headers.
+ */
+export type JsonRpcHandler = (req: HttpRequest, res: HttpResponse, admission?: FacadeAdmission) => Promise<void>;
 
 /** What one HTTP exchange has settled before any JSON-RPC request is run. */
 interface Exchange {
@@ -93,6 +88,8 @@ interface Exchange {
   readonly headers: Readonly<Record<string, string>>;
   /** Aborted when the client goes away. */
   readonly abort: ClientGone;
+  /** The caller's tenant and agent (§13.1); undefined means the default scope. */
+  readonly scope: CallScope | undefined;
   /** A call of this exchange refused for its scope or credentials: a single call's answer then takes its HTTP status. */
   refused?: unknown;
 }
@@ -115,7 +112,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     return httpCallContext(x.req, {
       rpc: method.rpc,
       signal,
-      scope: options.scopeFor?.(x.req),
+      scope: x.scope,
       version: x.version ?? method.version,
       extensions: x.extensions.requested,
       protocolName: "jsonrpc",
@@ -183,16 +180,14 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     const method = check.ok ? lookupMethod(check.request.method) : undefined;
     if (check.ok && method?.kind === "stream" && !check.request.notification) {
       const request = check.request;
-      await answerStream({
+      await answerEventStream({
         req: x.req,
         res: x.res,
-        id: request.id,
-        method,
         open: openStream(x, request, method, x.abort.controller),
         abort: x.abort,
         headers: x.headers,
         keepAliveMs: options.keepAliveMs,
-        logger,
+        ...jsonRpcFraming(x.res, request.id, method, x.headers, logger),
       });
       return;
     }
@@ -228,7 +223,7 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
     else sendJson(x.res, 200, body, x.headers);
   }
 
-  return async (req, res) => {
+  return async (req, res, admission) => {
     const abort = new ClientGone();
     res.once("close", () => {
       if (!res.writableFinished) abort.abort();
@@ -241,13 +236,13 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
       // §3.6.2: an unsupported version is refused before the envelope is read, so its id is null.
       let params: ServiceParamsNegotiation;
       try {
-        params = negotiateServiceParams(req, options.card(req));
+        params = negotiateServiceParams(req, admission?.card ?? options.card(req));
       } catch (e) {
         // A small body usually follows its headers at once: drain it and keep the connection.
         sendJson(res, 200, errorResponse(null, toJsonRpcError(e, logger)), abandonBody(req, res, { keepAlive: true }));
         return;
       }
-      const x: Exchange = { req, res, version: params.version, extensions: params.extensions, headers: params.headers, abort };
+      const x: Exchange = { req, res, version: params.version, extensions: params.extensions, headers: params.headers, abort, scope: admission?.scope };
       // §9.1: the body is JSON; another declared type is refused unread, hence with id null.
       try {
         requireJsonContentType(req);
@@ -258,14 +253,14 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
 
       // A refused caller (no valid token, over its rate limit) gets its ids back only from a small body; a larger
       // or chunked one is refused from its headers, unread, with id null (§7.4), so refusals stay cheap.
-      const early = options.admit?.(req);
-      if (early && !(Number(req.headers["content-length"]) <= REFUSED_BODY_BYTES)) {
-        sendJson(res, early.httpStatus, errorResponse(null, toJsonRpcError(early.error, logger)), { ...x.headers, ...early.headers, ...abandonBody(req, res) });
+      const refusal = admission?.refusal;
+      if (refusal && !(Number(req.headers["content-length"]) <= REFUSED_BODY_BYTES)) {
+        sendJson(res, refusal.httpStatus, errorResponse(null, toJsonRpcError(refusal.error, logger)), { ...x.headers, ...refusal.headers, ...abandonBody(req, res) });
         return;
       }
       let body: Buffer;
       try {
-        body = await readBody(req, early ? REFUSED_BODY_BYTES : maxBodyBytes);
+        body = await readBody(req, refusal ? REFUSED_BODY_BYTES : maxBodyBytes);
       } catch (e) {
         if (e instanceof BodyTooLargeError) {
           sendJson(res, 200, envelopeFailure(null, "invalidRequest", `${e.message}; send a smaller request`), { ...x.headers, ...abandonBody(req, res) });
@@ -282,7 +277,6 @@ export function createJsonRpcHandler(options: JsonRpcHandlerOptions): JsonRpcHan
         reply(x, envelopeFailure(null, "parseError", read.detail));
         return;
       }
-      const refusal = options.admit?.(req);
       if (refusal) {
         const refuse = (e: RpcElement): JsonRpcResponse => errorResponse(elementId(e), toJsonRpcError(refusal.error, logger));
         const answer = read.kind === "batch" ? read.elements.map(refuse) : refuse(read.element);

@@ -1,54 +1,37 @@
 import type { StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { SequencedEvent, Logger } from "../../core/index.js";
-import { answerEventStream, encodeOnce, sendJson, type ClientGone, type HttpRequest, type HttpResponse } from "../http/index.js";
+import { encodeOnce, sendJson, type EventStreamCall, type HttpResponse } from "../http/index.js";
 import { errorResponse, type JsonRpcId } from "../../protocol/index.js";
 import { httpLevelRefusal, toJsonRpcError } from "./jsonrpc-errors.js";
 import type { StreamRpcMethod } from "./rpc-method.js";
 
-/** One streaming call to answer. */
-export interface StreamCall {
-  readonly req: HttpRequest;
-  readonly res: HttpResponse;
-  readonly id: JsonRpcId;
-  readonly method: StreamRpcMethod;
-  /** Opens the service stream (reading params may throw here). */
-  readonly open: () => AsyncIterable<SequencedEvent>;
-  /** Aborted when the client goes away; its signal is the call context's. */
-  readonly abort: ClientGone;
-  /** Extra response headers (A2A-Extensions). */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly keepAliveMs?: number;
-  readonly logger: Logger;
-}
-
 /**
- * §9.4.2: answers a streaming method with text/event-stream, one JSON-RPC
- * response carrying the request id per event, each with the event's
- * sequence number as its SSE id (so Last-Event-ID can resume it). An error
- * found before the stream starts (unknown task, invalid params, no
- * streaming capability) is a plain application/json JSON-RPC error; a later
- * one becomes a last event carrying the error (the shared
- * `answerEventStream` decides which).
+ * §9.4.2: how a streaming method's answer is framed for the one SSE writer
+ * (`answerEventStream`): one JSON-RPC response carrying the request id per
+ * event, each with the event's sequence number as its SSE id (so
+ * Last-Event-ID can resume it). An error found before the stream starts
+ * (unknown task, invalid params, no streaming capability) is a plain
+ * application/json JSON-RPC error; a later one becomes a last event
+ * carrying the error.
  */
-export function answerStream(call: StreamCall): Promise<void> {
-  const { id, method, logger } = call;
+export function jsonRpcFraming(
+  res: HttpResponse,
+  id: JsonRpcId,
+  method: StreamRpcMethod,
+  headers: Readonly<Record<string, string>>,
+  logger: Logger,
+): Pick<EventStreamCall, "encode" | "refuse" | "failure"> {
   const result = resultText(method);
   const idText = JSON.stringify(id);
-  return answerEventStream({
-    req: call.req,
-    res: call.res,
-    open: call.open,
-    abort: call.abort,
-    headers: call.headers,
-    keepAliveMs: call.keepAliveMs,
+  return {
     // The response envelope around the event's result, which every subscriber shares: JSON.stringify(resultResponse(id, result)) exactly.
     encode: (event) => `{"jsonrpc":"2.0","id":${idText},"result":${result(event)}}`,
     refuse: (e) => {
       const refusal = httpLevelRefusal(e);
-      sendJson(call.res, refusal?.status ?? 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), refusal ? { ...call.headers, ...refusal.headers } : call.headers);
+      sendJson(res, refusal?.status ?? 200, errorResponse(id, toJsonRpcError(e, logger, method.name)), refusal ? { ...headers, ...refusal.headers } : headers);
     },
     failure: (e) => ({ data: JSON.stringify(errorResponse(id, toJsonRpcError(e, logger, method.name))) }),
-  });
+  };
 }
 
 /** Each dialect's result encoders, one JSON text per event shared by every stream that sends it (fan-out). */

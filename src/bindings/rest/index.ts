@@ -1,7 +1,7 @@
 /**
  * The HTTP+JSON/REST binding (§11): route table, query parameters,
  * google.rpc.Status and RFC 9457 errors, SSE. Mount `createRestHandler`
- * in the server's fallback; it claims the paths under its base.
+ * in the server's request dispatch; it claims the paths under its base.
  */
 export { createRestHandler, REST_VERSIONS, type RestHandler, type RestHandlerOptions } from "./rest-handler.js";
 export { A2A_JSON, errorMediaType, PLAIN_JSON, PROBLEM_JSON, preferredJsonType, prefersProblemDetails } from "./accept-preference.js";

@@ -1,6 +1,6 @@
 import type { AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
 import { StreamResponseSchema, type StreamResponse } from "../../../gen/a2a/v1/a2a_pb.js";
-import { stderrLogger, type A2AServiceApi, type CallScope, type Logger } from "../../core/index.js";
+import { stderrLogger, type A2AServiceApi, type Logger } from "../../core/index.js";
 import {
   answerEventStream,
   BodyAbortedError,
@@ -16,6 +16,7 @@ import {
   queryParams,
   writeProtoJson,
   type A2AVersion,
+  type FacadeAdmission,
   type HttpRequest,
   type HttpResponse,
 } from "../http/index.js";
@@ -38,12 +39,10 @@ export const REST_VERSIONS: readonly A2AVersion[] = ["1.0"];
 export interface RestHandlerOptions {
   /** The one A2A service implementation. */
   readonly service: A2AServiceApi;
-  /** The agent card this endpoint serves, for extension negotiation (§3.3.4). */
+  /** The agent card this endpoint serves, for extension negotiation (§3.3.4), unless the admission names one. */
   readonly card: (req: HttpRequest) => AgentCard;
   /** The path the routes live under, e.g. "/agents/echo"; default the server root. */
   readonly basePath?: string;
-  /** The caller's tenant and agent (§13.1); undefined means the default scope. */
-  readonly scopeFor?: (req: HttpRequest) => CallScope | undefined;
   /** Where unexpected failures are reported; default JSON lines on stderr. */
   readonly logger?: Logger;
   /** Largest accepted request body in bytes; default 10 MiB. */
@@ -57,9 +56,10 @@ export interface RestHandlerOptions {
 /**
  * A node:http / node:http2-compat handler that resolves false when the
  * path is not under its base (the caller tries something else) and true
- * once it has answered.
+ * once it has answered. `admission` is what the server decided about the
+ * request: the caller's tenant and agent (§13.1), and the agent's card.
  */
-export type RestHandler = (req: HttpRequest, res: HttpResponse) => Promise<boolean>;
+export type RestHandler = (req: HttpRequest, res: HttpResponse, admission?: FacadeAdmission) => Promise<boolean>;
 
 /** §11.7: each event is a bare StreamResponse, its JSON text made once for every stream that sends it (fan-out). */
 const streamEventText = encodeOnce((event: StreamResponse) => JSON.stringify(writeProtoJson(StreamResponseSchema, event)));
@@ -77,7 +77,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const base = (options.basePath ?? "").replace(/\/+$/, "");
 
-  return async (req, res) => {
+  return async (req, res, admission) => {
     const path = pathOf(req.url);
     const relative = base === "" ? path : path === base ? "/" : path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
     if (relative === undefined) return false;
@@ -85,7 +85,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     if (relative.startsWith("/v1/")) {
       const legacy = matchV03Route(req.method ?? "", relative);
       if (legacy.kind !== "notFound") {
-        await serveV03(req, res, legacy, options);
+        await serveV03(req, res, legacy, options, admission);
         return true;
       }
     }
@@ -105,7 +105,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       }
       const route = match.route;
       operation = route.rpc.name;
-      const params = negotiateServiceParams(req, options.card(req), REST_VERSIONS);
+      const params = negotiateServiceParams(req, admission?.card ?? options.card(req), REST_VERSIONS);
       headers = params.headers;
       const input: RouteInput = {
         fields: match.fields,
@@ -115,7 +115,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const ctx = httpCallContext(req, {
         rpc: route.rpc,
         signal: abort.controller,
-        scope: options.scopeFor?.(req),
+        scope: admission?.scope,
         version: params.version ?? "1.0",
         extensions: params.extensions.requested,
         protocolName: "rest",

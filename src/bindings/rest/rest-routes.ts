@@ -1,7 +1,6 @@
-import type { DescMessage, DescMethod, JsonObject, MessageShape } from "@bufbuild/protobuf";
-import type { HandlerContext } from "@connectrpc/connect";
-import { invalidParams, type A2AServiceApi, type SequencedEvent } from "../../core/index.js";
-import { callUnaryJson, openSequenced, readProtoJson } from "../http/index.js";
+import type { DescMessage, JsonObject, MessageShape } from "@bufbuild/protobuf";
+import { invalidParams } from "../../core/index.js";
+import { callUnaryJson, openSequenced, readProtoJson, type StreamRoute, type UnaryRoute } from "../http/index.js";
 import { OPERATION_LIST, type Operation } from "../../protocol/index.js";
 import { compileTemplate, type PathTemplate } from "./path-template.js";
 import { queryToJson } from "./query-params.js";
@@ -21,30 +20,18 @@ export type RestMethod = "GET" | "POST" | "DELETE";
 interface RouteBase {
   readonly method: RestMethod;
   readonly template: PathTemplate;
-  /** The A2AService RPC it translates to (§5.3). */
-  readonly rpc: DescMethod;
   /** POST reads the request message from the body; GET and DELETE from the query (§11.5). */
   readonly source: "body" | "query";
 }
 
-/** A route answered with one JSON response. */
-export interface UnaryRoute extends RouteBase {
-  readonly kind: "unary";
-  /** Reads the request, calls the service, and writes the result as ProtoJSON. */
-  invoke(service: A2AServiceApi, input: RouteInput, ctx: HandlerContext): Promise<unknown>;
-}
+/** A route answered with one JSON response: reads the request, calls the service, and writes the result as ProtoJSON. */
+export interface UnaryRestRoute extends UnaryRoute<RouteInput>, RouteBase {}
 
 /** A route answered with an SSE stream of StreamResponse (§11.7). */
-export interface StreamRoute extends RouteBase {
-  readonly kind: "stream";
-  /** Whether Last-Event-ID resumes it (subscriptions). */
-  readonly resumable: boolean;
-  /** Reads the request and opens the stream; reading errors surface on the first `next()` at the latest. */
-  open(service: A2AServiceApi, input: RouteInput, ctx: HandlerContext, afterSeq?: number): AsyncIterable<SequencedEvent>;
-}
+export interface StreamRestRoute extends StreamRoute<RouteInput>, RouteBase {}
 
 /** A route of the HTTP+JSON binding. */
-export type RestRoute = UnaryRoute | StreamRoute;
+export type RestRoute = UnaryRestRoute | StreamRestRoute;
 
 type Normalize = (json: JsonObject) => unknown;
 

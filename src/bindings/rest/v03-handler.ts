@@ -17,6 +17,7 @@ import {
   queryParams,
   sendJson,
   type A2AVersion,
+  type FacadeAdmission,
   type HttpRequest,
   type HttpResponse,
 } from "../http/index.js";
@@ -66,7 +67,13 @@ function v03Answer(rpc: V03Rpc, json: JsonObject): JsonObject {
  * request as ProtoJSON, translated onto the one v1.0 service, its answer
  * (or each SSE event) as ProtoJSON of the v0.3 proto, errors as v0.3 bodies.
  */
-export async function serveV03(req: HttpRequest, res: HttpResponse, match: Exclude<RouteMatch<V03Route>, { kind: "notFound" }>, options: RestHandlerOptions): Promise<void> {
+export async function serveV03(
+  req: HttpRequest,
+  res: HttpResponse,
+  match: Exclude<RouteMatch<V03Route>, { kind: "notFound" }>,
+  options: RestHandlerOptions,
+  admission: FacadeAdmission | undefined,
+): Promise<void> {
   const logger: Logger = options.logger ?? stderrLogger;
   const abort = new ClientGone();
   res.once("close", () => {
@@ -85,12 +92,12 @@ export async function serveV03(req: HttpRequest, res: HttpResponse, match: Exclu
       throw new HttpFailure("methodNotAllowed", `${req.url} answers ${allow}, not ${req.method}`, { allow });
     }
     const route = match.route;
-    const params = negotiateServiceParams(req, options.card(req), V03_VERSIONS);
+    const params = negotiateServiceParams(req, admission?.card ?? options.card(req), V03_VERSIONS);
     headers = params.headers;
     const body = route.body ? await readJsonBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH) : undefined;
     const request = v1Request(route.rpc, route.request({ fields: match.fields, query: queryParams(req), body }));
     const rpc = route.rpc.op.rpc;
-    const ctx = httpCallContext(req, { rpc, signal: abort.controller, scope: options.scopeFor?.(req), version: params.version ?? "0.3", extensions: params.extensions.requested, protocolName: "rest" });
+    const ctx = httpCallContext(req, { rpc, signal: abort.controller, scope: admission?.scope, version: params.version ?? "0.3", extensions: params.extensions.requested, protocolName: "rest" });
     if (!route.rpc.op.streaming) {
       const answer = v03Answer(route.rpc, route.rpc.toV03(await callUnary(options.service, rpc, request, ctx)));
       if (!abort.aborted) sendJson(res, 200, answer, headers);

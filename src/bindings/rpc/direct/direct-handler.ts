@@ -2,10 +2,10 @@ import type { HttpRequest, HttpResponse } from "../../http/index.js";
 import { answerConnectUnary, connectUnaryRoutes, isDirectConnectUnary } from "./protocol-connect/unary-handler.js";
 import type { DirectRouteOptions } from "./direct-context.js";
 import { directGrpcProtocol, GrpcCall } from "./protocol-grpc/grpc-call.js";
-import { answerStream, STREAM_ROUTES, type StreamRoute } from "./protocol-grpc/stream-handler.js";
-import { answerUnary, UNARY_ROUTES, type UnaryRoute } from "./protocol-grpc/unary-handler.js";
+import { answerStream, STREAM_ROUTES, type DirectStreamRoute } from "./protocol-grpc/stream-handler.js";
+import { answerUnary, UNARY_ROUTES, type DirectUnaryRoute } from "./protocol-grpc/unary-handler.js";
 
-const GRPC_ROUTES = new Map<string, UnaryRoute | StreamRoute>([...UNARY_ROUTES, ...STREAM_ROUTES]);
+const GRPC_ROUTES = new Map<string, DirectUnaryRoute | DirectStreamRoute>([...UNARY_ROUTES, ...STREAM_ROUTES]);
 
 /**
  * Answers gRPC and gRPC-Web (protobuf codec, uncompressed) and Connect

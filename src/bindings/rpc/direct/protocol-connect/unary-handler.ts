@@ -7,18 +7,18 @@ import { wireJson } from "../../../../protocol/index.js";
 import { toConnectError } from "../../call/index.js";
 import { joined, readRequestBody } from "../request-body.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "../direct-context.js";
-import type { UnaryRoute } from "../protocol-grpc/unary-handler.js";
+import type { DirectUnaryRoute } from "../protocol-grpc/unary-handler.js";
 
 /** A unary RPC with its Connect codecs, as connect-node builds them (its read and write limits included). */
 export interface ConnectUnaryRoute {
-  readonly route: UnaryRoute;
+  readonly route: DirectUnaryRoute;
   readonly serialization: MethodSerializationLookup<never, never>;
 }
 
 /** The routes of the Connect unary protocol, by request path, for one server's body limit. */
-export function connectUnaryRoutes(routes: ReadonlyArray<[string, UnaryRoute]>, readMaxBytes: number): Map<string, ConnectUnaryRoute> {
+export function connectUnaryRoutes(routes: ReadonlyArray<[string, DirectUnaryRoute]>, readMaxBytes: number): Map<string, ConnectUnaryRoute> {
   const limits = { readMaxBytes, writeMaxBytes: 0xffffffff };
-  return new Map(routes.map(([path, route]) => [path, { route, serialization: createMethodSerializationLookup(route.method as never, undefined, undefined, limits) }]));
+  return new Map(routes.map(([path, route]) => [path, { route, serialization: createMethodSerializationLookup(route.rpc as never, undefined, undefined, limits) }]));
 }
 
 
@@ -54,7 +54,7 @@ export async function answerConnectUnary(options: DirectRouteOptions, entry: Con
     if (!ended) gone.abort(CLIENT_GONE);
   });
   const timeout = parseTimeout(headerValue(req, "connect-timeout-ms") ?? null, Number.MAX_SAFE_INTEGER);
-  const { ctx, values, finish, deadline } = directContext(req, entry.route.method, "connect", timeout.timeoutMs, gone);
+  const { ctx, values, finish, deadline } = directContext(req, entry.route.rpc, "connect", timeout.timeoutMs, gone);
   let status = 200;
   let body: Uint8Array;
   try {

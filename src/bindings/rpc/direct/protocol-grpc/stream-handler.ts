@@ -1,30 +1,27 @@
 import type * as http2 from "node:http2";
-import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { toBinary, type DescMessage } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { A2AService, SendMessageRequestSchema, StreamResponseSchema, SubscribeToTaskRequestSchema } from "../../../../../gen/a2a/v1/a2a_pb.js";
 import type { A2AServiceApi, SequencedEvent } from "../../../../core/index.js";
-import { encodeOnce } from "../../../http/index.js";
+import { encodeOnce, type StreamRoute } from "../../../http/index.js";
 import { deadlineOf, toConnectError } from "../../call/index.js";
 import type { GrpcCall } from "./grpc-call.js";
 import { grpcFrame } from "./envelope.js";
 
-/** One server-streaming RPC answered on the direct path. */
-export interface StreamRoute {
-  readonly kind: "stream";
-  readonly method: DescMethod;
+/** One server-streaming RPC answered on the direct path: the shared route with the codec of its request. */
+export interface DirectStreamRoute extends StreamRoute<never> {
   readonly input: DescMessage;
-  open(service: A2AServiceApi, message: never, ctx: HandlerContext): AsyncIterable<SequencedEvent>;
 }
 
 /** The server streams of the service, by request path. */
-export const STREAM_ROUTES: ReadonlyArray<[string, StreamRoute]> = [
+export const STREAM_ROUTES: ReadonlyArray<[string, DirectStreamRoute]> = [
   [
     `/${A2AService.typeName}/${A2AService.method.sendStreamingMessage.name}`,
-    { kind: "stream", method: A2AService.method.sendStreamingMessage, input: SendMessageRequestSchema, open: (s, m, ctx) => s.sendStreamingMessageSequenced(m, ctx) },
+    { kind: "stream", rpc: A2AService.method.sendStreamingMessage, resumable: false, input: SendMessageRequestSchema, open: (s, m, ctx) => s.sendStreamingMessageSequenced(m, ctx) },
   ],
   [
     `/${A2AService.typeName}/${A2AService.method.subscribeToTask.name}`,
-    { kind: "stream", method: A2AService.method.subscribeToTask, input: SubscribeToTaskRequestSchema, open: (s, m, ctx) => s.subscribeSequenced(m, ctx) },
+    { kind: "stream", rpc: A2AService.method.subscribeToTask, resumable: false, input: SubscribeToTaskRequestSchema, open: (s, m, ctx) => s.subscribeSequenced(m, ctx) },
   ],
 ];
 
@@ -40,14 +37,14 @@ const frameOf = encodeOnce((event: SequencedEvent["event"]) => grpcFrame(toBinar
  * them hears of a CancelTask. Here an event is one write of bytes encoded
  * once for all subscribers, and the stream's end costs its trailers.
  */
-export async function answerStream(service: A2AServiceApi, route: StreamRoute, call: GrpcCall, logger: Parameters<typeof toConnectError>[1]): Promise<void> {
+export async function answerStream(service: A2AServiceApi, route: DirectStreamRoute, call: GrpcCall, logger: Parameters<typeof toConnectError>[1]): Promise<void> {
   const res = call.res;
   let ctx: HandlerContext | undefined;
   let iterator: AsyncIterator<SequencedEvent> | undefined;
   let done = false;
   let failure;
   try {
-    const opened = await call.open(route.method, route.input);
+    const opened = await call.open(route.rpc, route.input);
     ctx = opened.ctx;
     iterator = route.open(service, opened.message as never, ctx)[Symbol.asyncIterator]();
     let step = await iterator.next();

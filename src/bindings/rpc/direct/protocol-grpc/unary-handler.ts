@@ -1,24 +1,21 @@
-import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { toBinary, type DescMessage } from "@bufbuild/protobuf";
 import type { HandlerContext } from "@connectrpc/connect";
 import { A2AService } from "../../../../../gen/a2a/v1/a2a_pb.js";
 import { WireAnswer, type A2AServiceApi, type Logger } from "../../../../core/index.js";
-import { wireMethodOf } from "../../../http/index.js";
+import { wireMethodOf, type UnaryRoute } from "../../../http/index.js";
 import { toConnectError } from "../../call/index.js";
 import type { GrpcCall } from "./grpc-call.js";
 
-/** One unary RPC answered on the direct path. */
-export interface UnaryRoute {
-  readonly kind: "unary";
-  readonly method: DescMethod;
+/** One unary RPC answered on the direct path: the shared route with the codecs of its messages. */
+export interface DirectUnaryRoute extends UnaryRoute<unknown> {
   readonly input: DescMessage;
   readonly output: DescMessage;
-  invoke(service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<unknown>;
   /** The same call answered in protobuf binary, for the RPCs the service can answer so. */
   invokeWire?(service: A2AServiceApi, message: unknown, ctx: HandlerContext): Promise<WireAnswer>;
 }
 
 /** Every unary RPC of the service, by request path: each calls the service method of its name. */
-export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.methods
+export const UNARY_ROUTES: ReadonlyArray<[string, DirectUnaryRoute]> = A2AService.methods
   .filter((m) => m.methodKind === "unary")
   .map((m) => {
     const name = m.localName as keyof A2AServiceApi;
@@ -26,11 +23,11 @@ export const UNARY_ROUTES: ReadonlyArray<[string, UnaryRoute]> = A2AService.meth
       (service[name] as (req: unknown, ctx: HandlerContext) => Promise<unknown>)(message, ctx);
     const wire = wireMethodOf(m);
     const invokeWire = wire && ((service: A2AServiceApi, message: unknown, ctx: HandlerContext) => service[wire](message as never, ctx));
-    return [`/${A2AService.typeName}/${m.name}`, { kind: "unary", method: m, input: m.input, output: m.output, invoke, invokeWire }];
+    return [`/${A2AService.typeName}/${m.name}`, { kind: "unary", rpc: m, input: m.input, output: m.output, invoke, invokeWire }];
   });
 
 /** The answer's bytes: as the service gave them, or the message it answered with, encoded. */
-function answerBytes(route: UnaryRoute, output: unknown): Uint8Array {
+function answerBytes(route: DirectUnaryRoute, output: unknown): Uint8Array {
   return output instanceof WireAnswer ? output.bytes : toBinary(route.output, output as never);
 }
 
@@ -42,11 +39,11 @@ function answerBytes(route: UnaryRoute, output: unknown): Uint8Array {
  * SendMessage hot path that was about a sixth of the hub's CPU. Here the
  * call is one read, one service call, one write and its trailers.
  */
-export async function answerUnary(service: A2AServiceApi, route: UnaryRoute, call: GrpcCall, logger: Logger): Promise<void> {
+export async function answerUnary(service: A2AServiceApi, route: DirectUnaryRoute, call: GrpcCall, logger: Logger): Promise<void> {
   let failure;
   let answer: Uint8Array | undefined;
   try {
-    const { ctx, message } = await call.open(route.method, route.input);
+    const { ctx, message } = await call.open(route.rpc, route.input);
     const output = await (route.invokeWire ?? route.invoke)(service, message, ctx);
     answer = answerBytes(route, output);
     if (call.clientGone) return;
