@@ -14,42 +14,12 @@ import { openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
 import { collect, textRequest } from "../helpers/messages.js";
 import { dataEvents, type SseStream } from "../helpers/sse.js";
 import { openStream, rest, sendText, userMessage } from "../helpers/rest.js";
+import { A2A_SPECIFIC, SPEC_ERRORS, upperSnake } from "../helpers/spec-errors.js";
 import { tenantHubOptions } from "../helpers/tenant-hub.js";
 import { startTestHub, type TestHub, type TransportName } from "../helpers/test-hub.js";
 
-/**
- * §5.4's table as the spec prints it (plus the validation and system rows
- * of §3.3.2 / §9.5), written out independently of ERROR_TABLE so that a
- * wrong row fails here.
- */
-const SPEC: Record<A2AErrorName, { jsonRpc: number; grpc: string; http: number }> = {
-  TaskNotFound: { jsonRpc: -32001, grpc: "NOT_FOUND", http: 404 },
-  TaskNotCancelable: { jsonRpc: -32002, grpc: "FAILED_PRECONDITION", http: 400 },
-  PushNotificationNotSupported: { jsonRpc: -32003, grpc: "FAILED_PRECONDITION", http: 400 },
-  UnsupportedOperation: { jsonRpc: -32004, grpc: "FAILED_PRECONDITION", http: 400 },
-  ContentTypeNotSupported: { jsonRpc: -32005, grpc: "INVALID_ARGUMENT", http: 400 },
-  InvalidAgentResponse: { jsonRpc: -32006, grpc: "INTERNAL", http: 500 },
-  ExtendedAgentCardNotConfigured: { jsonRpc: -32007, grpc: "FAILED_PRECONDITION", http: 400 },
-  ExtensionSupportRequired: { jsonRpc: -32008, grpc: "FAILED_PRECONDITION", http: 400 },
-  VersionNotSupported: { jsonRpc: -32009, grpc: "FAILED_PRECONDITION", http: 400 },
-  InvalidParams: { jsonRpc: -32602, grpc: "INVALID_ARGUMENT", http: 400 },
-  // Ours: an agent that is not hosted here answers with TaskNotFound's codes, as arbiter's does.
-  AgentNotFound: { jsonRpc: -32001, grpc: "NOT_FOUND", http: 404 },
-  // Ours, not the spec's: a configured limit; JSON-RPC's server-defined range as for rate limits.
-  ResourceExhausted: { jsonRpc: -32000, grpc: "RESOURCE_EXHAUSTED", http: 429 },
-  // Ours too (§7.4): missing or wrong bearer token; the tenancy tests walk it on every binding.
-  Unauthenticated: { jsonRpc: -32000, grpc: "UNAUTHENTICATED", http: 401 },
-  // Ours (§7.5): a token without the scope an operation or agent needs; test/identity-provider walks it on every binding.
-  PermissionDenied: { jsonRpc: -32000, grpc: "PERMISSION_DENIED", http: 403 },
-  // Ours: the store cannot be reached (PostgreSQL down); test/postgres/outage.test.ts walks it on every binding.
-  Unavailable: { jsonRpc: -32000, grpc: "UNAVAILABLE", http: 503 },
-  Internal: { jsonRpc: -32603, grpc: "INTERNAL", http: 500 },
-};
+const SPEC = SPEC_ERRORS;
 
-/** The errors of §3.3.2's A2A-specific table: they carry an ErrorInfo on every binding (§9.5, §10.6, §11.6). */
-const A2A_SPECIFIC: readonly A2AErrorName[] = (Object.keys(SPEC) as A2AErrorName[]).filter((n) => n !== "InvalidParams" && n !== "AgentNotFound" && n !== "Internal" && n !== "ResourceExhausted" && n !== "Unauthenticated" && n !== "PermissionDenied" && n !== "Unavailable");
-
-const upperSnake = (name: string) => name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 const errorInfos = (details: unknown) => (Array.isArray(details) ? details : []).filter((d) => d?.["@type"] === "type.googleapis.com/google.rpc.ErrorInfo");
 
 describe("one table maps every A2A error on all three bindings (§5.4)", () => {

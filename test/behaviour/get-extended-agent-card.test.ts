@@ -3,7 +3,8 @@ import { Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema } from "../../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../../src/agents/index.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { CONNECT_NODE_BINDINGS } from "../helpers/hub-clients.js";
 import { expectA2AError } from "../helpers/errors.js";
 
 const hubs: TestHub[] = [];
@@ -17,7 +18,7 @@ function declaring(extended: boolean) {
   return card;
 }
 
-describe.each(TRANSPORTS)("GetExtendedAgentCard over %s (§3.1.11)", (transport) => {
+describe.each(CONNECT_NODE_BINDINGS)("GetExtendedAgentCard over %s (§3.1.11)", (transport) => {
   it("is UnsupportedOperation when the card does not declare it", async () => {
     const t = await startTestHub();
     hubs.push(t);

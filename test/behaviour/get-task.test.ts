@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Code } from "@connectrpc/connect";
-import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { BINDINGS, expectRefusal, violatedFields, withHubClient } from "../helpers/hub-clients.js";
 import { taskOf, textRequest } from "../helpers/messages.js";
-import { expectA2AError, violatedFields } from "../helpers/errors.js";
 
 let t: TestHub;
 beforeAll(async () => {
@@ -14,131 +12,25 @@ afterAll(async () => {
   await t.stop();
 });
 
-describe.each(TRANSPORTS)("GetTask and CancelTask over %s", (transport) => {
+describe.each(BINDINGS)("GetTask over %s (§3.1.3)", (binding) => {
+  const open = withHubClient(() => t, binding);
+
   it("GetTask returns the stored task; historyLength trims it", async () => {
-    const client = t.client(transport);
-    const sent = taskOf(await client.sendMessage(textRequest("get me")));
-    const got = await client.getTask({ id: sent.id });
+    const client = open.client;
+    const sent = taskOf(await client.send(textRequest("get me")));
+    const got = await client.get({ id: sent.id });
     expect(got.id).toBe(sent.id);
     expect(got.status?.state).toBe(TaskState.COMPLETED);
     expect(got.artifacts[0]!.parts[0]!.content.value).toBe("get me");
-    expect((await client.getTask({ id: sent.id, historyLength: 0 })).history).toEqual([]);
-    expect((await client.getTask({ id: sent.id, historyLength: 1 })).history).toHaveLength(1);
+    expect((await client.get({ id: sent.id, historyLength: 0 })).history).toEqual([]);
+    expect((await client.get({ id: sent.id, historyLength: 1 })).history).toHaveLength(1);
   });
 
   it("GetTask of an unknown id is TaskNotFound; a negative historyLength is InvalidParams", async () => {
-    const client = t.client(transport);
-    await expectA2AError(() => client.getTask({ id: "nope" }), Code.NotFound, "TASK_NOT_FOUND");
-    const sent = taskOf(await client.sendMessage(textRequest("x")));
-    const err = await expectA2AError(() => client.getTask({ id: sent.id, historyLength: -1 }), Code.InvalidArgument, "INVALID_PARAMS");
+    const client = open.client;
+    await expectRefusal(client, () => client.get({ id: "nope" }), "TaskNotFound");
+    const sent = taskOf(await client.send(textRequest("x")));
+    const err = await expectRefusal(client, () => client.get({ id: sent.id, historyLength: -1 }), "InvalidParams");
     expect(violatedFields(err)).toEqual(["historyLength"]);
-  });
-
-  it("CancelTask ends a working task CANCELED and a second cancel returns it", async () => {
-    const client = t.client(transport);
-    const started = taskOf(await client.sendMessage(textRequest("slow 10000", { configuration: { returnImmediately: true } })));
-    const canceled = await client.cancelTask({ id: started.id });
-    expect(canceled.status?.state).toBe(TaskState.CANCELED);
-    expect((await client.getTask({ id: started.id })).status?.state).toBe(TaskState.CANCELED);
-    expect((await client.cancelTask({ id: started.id })).status?.state).toBe(TaskState.CANCELED);
-  });
-
-  it("CancelTask of a terminal task is TaskNotCancelable, of an unknown one TaskNotFound", async () => {
-    const client = t.client(transport);
-    const done = taskOf(await client.sendMessage(textRequest("x")));
-    await expectA2AError(() => client.cancelTask({ id: done.id }), Code.FailedPrecondition, "TASK_NOT_CANCELABLE");
-    await expectA2AError(() => client.cancelTask({ id: "nope" }), Code.NotFound, "TASK_NOT_FOUND");
-  });
-});
-
-describe("CancelTask (§3.1.5)", () => {
-  it("an interrupted task can be canceled", async () => {
-    const client = t.client("grpc");
-    const parked = taskOf(await client.sendMessage(textRequest("input-required")));
-    expect((await client.cancelTask({ id: parked.id })).status?.state).toBe(TaskState.CANCELED);
-  });
-
-  it("a blocked SendMessage returns the CANCELED task", async () => {
-    const client = t.client("grpc");
-    const contextId = `cancel-${Date.now()}`;
-    const pending = client.sendMessage(textRequest("slow 10000", { contextId }));
-    let id = "";
-    for (let i = 0; i < 50 && !id; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      id = (await client.listTasks({ contextId })).tasks[0]?.id ?? "";
-    }
-    await client.cancelTask({ id });
-    expect(taskOf(await pending).status?.state).toBe(TaskState.CANCELED);
-  });
-});
-
-describe("ListTasks (§3.1.4)", () => {
-  const client = () => t.client("connect-h1");
-
-  it("filters by context, newest first, with artifacts only when asked", async () => {
-    const contextId = `list-${Date.now()}`;
-    const ids: string[] = [];
-    for (const text of ["a", "b", "c"]) ids.push(taskOf(await client().sendMessage(textRequest(text, { contextId }))).id);
-    const res = await client().listTasks({ contextId });
-    expect(res.tasks.map((x) => x.id)).toEqual([...ids].reverse());
-    expect(res.totalSize).toBe(3);
-    expect(res.pageSize).toBe(50);
-    expect(res.nextPageToken).toBe("");
-    expect(res.tasks.every((x) => x.artifacts.length === 0)).toBe(true);
-    const withArtifacts = await client().listTasks({ contextId, includeArtifacts: true });
-    expect(withArtifacts.tasks.every((x) => x.artifacts.length === 1)).toBe(true);
-    const stamps = res.tasks.map((x) => timestampDate(x.status!.timestamp!).getTime());
-    expect([...stamps].sort((p, q) => q - p)).toEqual(stamps);
-  });
-
-  it("filters by status and by statusTimestampAfter", async () => {
-    const contextId = `status-${Date.now()}`;
-    await client().sendMessage(textRequest("x", { contextId }));
-    const failed = taskOf(await client().sendMessage(textRequest("fail", { contextId })));
-    const onlyFailed = await client().listTasks({ contextId, status: TaskState.FAILED });
-    expect(onlyFailed.tasks.map((x) => x.id)).toEqual([failed.id]);
-    const future = await client().listTasks({ contextId, statusTimestampAfter: timestampFromMs(Date.now() + 60_000) });
-    expect(future.tasks).toEqual([]);
-    expect(future.totalSize).toBe(0);
-  });
-
-  it("pages with keyset tokens that visit every task once, even when timestamps tie", async () => {
-    const contextId = `pages-${Date.now()}`;
-    const sent = new Set<string>();
-    // Concurrent sends share milliseconds; the keyset must still be exact.
-    const batch = await Promise.all(Array.from({ length: 25 }, (_, i) => client().sendMessage(textRequest(`p${i}`, { contextId }))));
-    for (const r of batch) sent.add(taskOf(r).id);
-    const seen: string[] = [];
-    let token = "";
-    let pages = 0;
-    do {
-      const page = await client().listTasks({ contextId, pageSize: 4, pageToken: token });
-      expect(page.pageSize).toBe(4);
-      expect(page.totalSize).toBe(25);
-      seen.push(...page.tasks.map((x) => x.id));
-      token = page.nextPageToken;
-      pages++;
-    } while (token !== "" && pages < 20);
-    expect(pages).toBe(7);
-    expect(seen).toHaveLength(25);
-    expect(new Set(seen)).toEqual(sent);
-  });
-
-  const bad: Array<[string, Record<string, unknown>, string]> = [
-    ["pageSize 0", { pageSize: 0 }, "pageSize"],
-    ["pageSize 101", { pageSize: 101 }, "pageSize"],
-    ["a negative historyLength", { historyLength: -1 }, "historyLength"],
-    ["an unknown status", { status: 42 }, "status"],
-    ["an unparsable page token", { pageToken: "%%%not-a-token" }, "pageToken"],
-    ["a page token of another query", { pageToken: Buffer.from("v1:1:1:someoneelse").toString("base64url") }, "pageToken"],
-  ];
-  it.each(bad)("%s is InvalidParams naming the field", async (_n, req, field) => {
-    const err = await expectA2AError(() => client().listTasks(req), Code.InvalidArgument, "INVALID_PARAMS");
-    expect(violatedFields(err)).toEqual([field]);
-  });
-
-  it("accepts pageSize 1 and 100", async () => {
-    expect((await client().listTasks({ pageSize: 1 })).pageSize).toBe(1);
-    expect((await client().listTasks({ pageSize: 100 })).pageSize).toBe(100);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { EchoAgent, echoCard } from "../../src/agents/index.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { CONNECT_NODE_BINDINGS } from "../helpers/hub-clients.js";
 import { taskOf, textRequest } from "../helpers/messages.js";
 import { expectA2AError, violatedFields } from "../helpers/errors.js";
 
@@ -16,7 +17,7 @@ afterAll(async () => {
   await withoutPush.stop();
 });
 
-describe.each(TRANSPORTS)("push notification configs over %s", (transport) => {
+describe.each(CONNECT_NODE_BINDINGS)("push notification configs over %s", (transport) => {
   it("create assigns an id; get, list and delete agree; delete is idempotent", async () => {
     const client = withPush.client(transport);
     const task = taskOf(await client.sendMessage(textRequest("input-required")));

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { PartSchema, Role, SendMessageConfigurationSchema, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { CONNECT_NODE_BINDINGS } from "../helpers/hub-clients.js";
 import { taskOf, textRequest } from "../helpers/messages.js";
 import { expectA2AError, violatedFields } from "../helpers/errors.js";
 
@@ -14,7 +15,7 @@ afterAll(async () => {
   await t.stop();
 });
 
-describe.each(TRANSPORTS)("SendMessage over %s", (transport) => {
+describe.each(CONNECT_NODE_BINDINGS)("SendMessage over %s", (transport) => {
   it("completes a task with one artifact echoing the text, with server-generated ids", async () => {
     const res = await t.client(transport).sendMessage(textRequest("hello there"));
     if (res.payload.case !== "task") throw new Error("no task");

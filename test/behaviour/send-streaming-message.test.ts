@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
-import { startTestHub, TRANSPORTS, type TestHub } from "../helpers/test-hub.js";
+import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { CONNECT_NODE_BINDINGS } from "../helpers/hub-clients.js";
 import { collect, firstTask, kinds, taskOf, textRequest } from "../helpers/messages.js";
 import { expectA2AError } from "../helpers/errors.js";
 
@@ -18,7 +19,7 @@ function lastState(events: readonly StreamResponse[]): TaskState | undefined {
   return last.payload.case === "statusUpdate" ? last.payload.value.status?.state : undefined;
 }
 
-describe.each(TRANSPORTS)("SendStreamingMessage over %s", (transport) => {
+describe.each(CONNECT_NODE_BINDINGS)("SendStreamingMessage over %s", (transport) => {
   it("begins with the Task, then status and artifact updates in order, and ends at COMPLETED", async () => {
     const events = await collect(t.client(transport).sendStreamingMessage(textRequest("stream 4")));
     expect(kinds(events)).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
@@ -54,7 +55,7 @@ describe("SendStreamingMessage on an existing task", () => {
   });
 });
 
-describe.each(TRANSPORTS)("SubscribeToTask over %s", (transport) => {
+describe.each(CONNECT_NODE_BINDINGS)("SubscribeToTask over %s", (transport) => {
   it("first event is the current Task, then every later event until terminal", async () => {
     const client = t.client(transport);
     const started = taskOf(await client.sendMessage(textRequest("slow 300", { configuration: { returnImmediately: true } })));

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createClient, ConnectError, Code, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
+import { sseMessages } from "./sse.js";
 
 /** What one operation answered, reduced to what isolation tests compare. */
 export type Outcome = "ok" | "not-found" | `other:${string}`;
@@ -32,10 +33,10 @@ export function jsonRpcClient(base: string, agentId: string, token: string): Ten
       headers: { "content-type": "application/json", authorization: `Bearer ${token}`, "a2a-version": "1.0" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
     });
-    const text = await res.text();
-    // Streaming answers are SSE; the first data line is what matters here.
-    const json = res.headers.get("content-type")?.startsWith("text/event-stream") ? JSON.parse(/^data: (.*)$/m.exec(text)![1]!) : JSON.parse(text);
-    return json;
+    // Streaming answers are SSE; the first event is what matters here.
+    if (!res.headers.get("content-type")?.startsWith("text/event-stream")) return JSON.parse(await res.text());
+    for await (const e of sseMessages(res.body!)) if (e.data !== undefined) return e.data;
+    throw new Error(`${method}: the event stream ended without an event`);
   };
   const outcome = async (method: string, params: unknown): Promise<Outcome> => {
     const r = await call(method, params);

@@ -3,21 +3,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { silentLogger } from "../../src/core/index.js";
 import { startHub, type Hub, type HubOptions } from "../../src/server/index.js";
+import { connectNodeTransport, type ConnectNodeBinding } from "./hub-clients.js";
 
-/** The transports every table-driven test runs over. */
-export const TRANSPORTS = ["connect-h1", "connect-h2", "grpc", "grpc-web"] as const;
-export type TransportName = (typeof TRANSPORTS)[number];
+/** A connect-node transport's name (hub-clients.ts is the one harness over every binding). */
+export type TransportName = ConnectNodeBinding;
 
 /** A real hub on an ephemeral loopback port with its own data directory. */
 export interface TestHub {
   readonly hub: Hub;
   readonly url: string;
   readonly dataDir: string;
-  /** A client of the A2A service over one transport. */
+  /** A connect-node client of the A2A service over one transport. */
   client(name: TransportName): Client<typeof A2AService>;
   transport(name: TransportName): Transport;
   /** Stops the hub and removes its data. */
@@ -33,14 +32,7 @@ export async function startTestHub(options: HubOptions = {}): Promise<TestHub> {
   const transport = (name: TransportName): Transport => {
     let t = transports.get(name);
     if (!t) {
-      t =
-        name === "connect-h1"
-          ? createConnectTransport({ baseUrl, httpVersion: "1.1" })
-          : name === "connect-h2"
-            ? createConnectTransport({ baseUrl, httpVersion: "2" })
-            : name === "grpc"
-              ? createGrpcTransport({ baseUrl })
-              : createGrpcWebTransport({ baseUrl, httpVersion: "1.1" });
+      t = connectNodeTransport(baseUrl, name);
       transports.set(name, t);
     }
     return t;

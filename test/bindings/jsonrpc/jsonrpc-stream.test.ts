@@ -5,7 +5,7 @@ import { userMessage, v03Message } from "../../helpers/json-messages.js";
 import { startJsonRpcHub } from "../../helpers/jsonrpc-hub.js";
 import { call, openRpcStream, rpc } from "../../helpers/jsonrpc-requests.js";
 import { observeSubscriptions, type ObservedSubscription } from "../../helpers/service-spies.js";
-import { dataEvents, type SseMessage } from "../../helpers/sse.js";
+import { dataEvents, sseMessages, type SseMessage } from "../../helpers/sse.js";
 import type { TestHub } from "../../helpers/test-hub.js";
 
 const kindOf = (result: Record<string, unknown>) => ["task", "message", "statusUpdate", "artifactUpdate"].find((k) => k in result);
@@ -159,7 +159,7 @@ describe("SSE over HTTP/2", () => {
     try {
       const reply = await h2Request(session, H2_JSONRPC_POST, JSON.stringify(rpc("SendStreamingMessage", { message: userMessage("stream 2") }, "h2")));
       expect(reply.type).toBe("text/event-stream");
-      const datas = reply.text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+      const datas = (await dataEvents(sseMessages(new Blob([reply.text]).stream()))).map((m) => m.data);
       expect(datas.map((d) => kindOf(d.result))).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
     } finally {
       session.close();
