@@ -12,13 +12,10 @@ export interface WireJsonOptions {
  * ProtoJSON text of a message given in protobuf binary, the same to the
  * character as `JSON.stringify(writeProtoJson(schema, fromBinary(schema,
  * bytes)))` (or of toJson, without `required`), read straight off the wire:
- * no message object, no JSON object tree, one string. Why: a JSON answer of
- * a task the store holds as bytes decoded them into a Task, walked it into
- * a JSON object, and walked that into text; the three walks and the
- * objects they leave for the collector were ~13 µs of a JSON-RPC
- * SendMessage (cpu-prof: fromBinary 5.0, writeProtoJson 4.3, the
- * stringify in sendJson), against 6 µs for this. Side by side, JSON-RPC
- * SendMessage: CPU per call ×0.96, calls per second ×1.046.
+ * no message object, no JSON object tree, one string. Why: otherwise a
+ * JSON answer of a task the store holds as bytes decodes them into a Task,
+ * walks it into a JSON object, and walks that into text, three walks and
+ * their garbage per answer (measured: docs/performance-notes.md).
  *
  * Fields come out in number order, as toJson writes them; the always-
  * written fields a message lacks come after, as writeProtoJson adds them.
