@@ -8,7 +8,7 @@ export type Section = (typeof SECTIONS)[number];
 export interface BenchOptions {
   readonly quick: boolean;
   readonly sections: ReadonlySet<Section>;
-  /** Timed runs per measure; medians and min/max are taken over them (issue: at least 3). */
+  /** Timed runs per measure; medians and min/max are taken over them (at least 3, so a median means something). */
   readonly runs: number;
   /** Seconds of one timed load run. */
   readonly durationSec: number;
@@ -108,7 +108,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   if (values.profile) sections.add("profile");
   if (values["no-profile"]) sections.delete("profile");
   const runs = Math.round(num("runs", values.runs, base.runs));
-  if (runs < 3) throw new Error("--runs: the issue asks for at least 3 runs per measure");
+  if (runs < 3) throw new Error("--runs: at least 3 runs per measure (a median and a spread need them)");
   return {
     quick,
     sections,

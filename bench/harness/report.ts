@@ -140,7 +140,7 @@ function telemetryCosts(c: UnaryCell, off: UnaryCell): { throughput?: number; cp
   return { throughput: cost, cpuPerCall: Number.isFinite(cpu / cpuOff) ? cpu / cpuOff - 1 : undefined };
 }
 
-/** Issue 18's targets: the throughput a part of telemetry may cost, as a share of "off". */
+/** Telemetry's budget: the throughput a part of it may cost, as a share of "off". */
 const TELEMETRY_BUDGET: Readonly<Record<string, number>> = { metrics: 0.05, tracing: 0.15 };
 
 function telemetryTable(rows: readonly UnaryRow[]): string {
@@ -180,7 +180,7 @@ function telemetryTable(rows: readonly UnaryRow[]): string {
 /**
  * The head-to-head section: each row's share of the baseline (the SDK's
  * in-memory JSON-RPC) as a median of bracketed per-run ratios, and the
- * ratios issue 16's targets take: a hub row over its SDK peer of the same
+ * ratios the targets take: a hub row over its SDK peer of the same
  * wire family, and over the hub's own JSON-RPC, each a division of shares.
  */
 function versusTable(rows: readonly UnaryRow[]): string {

@@ -158,7 +158,7 @@ export interface ProfileResult {
 /** Everything one bench run measured. */
 export interface BenchResults {
   unary: UnaryRow[];
-  /** Issue 16's ratio rows measured side by side (ids versus-<unary id>; head-to-head.ts). */
+  /** The ratio targets' rows measured side by side (ids versus-<unary id>; head-to-head.ts). */
   headToHead?: UnaryRow[];
   /** p50/p99 per binding at 1, 8, 32 and 128 calls in flight (measures/latency-budget.ts). */
   latency?: UnaryRow[];

@@ -3,7 +3,7 @@ import { ratio, spread } from "./stats.js";
 
 export type Verdict = "MET" | "MISSED" | "not served yet" | "not measured";
 
-/** One target of issue 8, judged from figures of the same run. */
+/** One performance target, judged from figures of the same run. */
 export interface TargetRow {
   readonly target: string;
   readonly measured: string;
@@ -12,15 +12,15 @@ export interface TargetRow {
 
 /** The thresholds, in one place. */
 export const TARGETS = {
-  /** Issue 16: the JSON facades at twice the SDK's in-memory JSON-RPC, durably. */
+  /** The JSON facades at twice the SDK's in-memory JSON-RPC, durably. */
   jsonRpcVsSdk: 2,
-  /** Issue 16: gRPC at 1.5× the SDK's in-memory gRPC (grpc-js). */
+  /** gRPC-first: gRPC at 1.5× the SDK's in-memory gRPC (grpc-js). */
   grpcVsSdk: 1.5,
   /** Under grpc-js the hub's core is this busy at its highest req/s: calls do not wait on an idle server. */
   grpcCoreBusy: 0.95,
-  /** Issue 16: gRPC-first means no RPC binding below this share of the hub's own JSON-RPC. */
+  /** gRPC-first: no RPC binding below this share of the hub's own JSON-RPC. */
   bindingVsJsonRpc: 0.8,
-  /** Issue 16: CancelTask reaches every one of the fan-out's subscribers within this. */
+  /** CancelTask reaches every one of the fan-out's subscribers within this. */
   fanoutCancelAllMs: 500,
   sseEventsPerSec: 50_000,
   sseFirstEventP50Ms: 2,

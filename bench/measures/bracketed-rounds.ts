@@ -40,7 +40,7 @@ export function bracketedSchedule(servers: number, rounds: number): number[] {
  * telemetry section: 43 slots a round set instead of 29, 27 minutes
  * instead of 19). It narrows the drift but not the host's jumps: in its
  * first run two baseline runs 16 s apart still read 302 and 471 µs per
- * call (bench/results-telemetry.md, its progress log).
+ * call (the run of bench/history/2026-11-27-telemetry.md, its progress log).
  */
 export function alternatingSchedule(servers: number, rounds: number): number[] {
   const order: number[] = [];

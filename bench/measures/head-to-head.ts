@@ -1,5 +1,5 @@
 /**
- * Issue 16's ratio targets measured head to head: the SDK's in-memory
+ * The ratio targets measured head to head: the SDK's in-memory
  * servers and every hub binding that a target names, side by side in one
  * interleaved section (interleaved-rows.ts) at 32 connections, the SDK's
  * in-memory JSON-RPC the baseline. Run after the unary table, whose rows
@@ -51,7 +51,7 @@ export function measureHeadToHead(ctx: BenchContext): Promise<UnaryRow[]> {
     return { ...spec, id: `versus-${id}` };
   });
   return measureInterleaved(ctx, {
-    title: "head to head (issue 16's ratios)",
+    title: "head to head (the ratio targets)",
     specs,
     settleSec: ctx.options.quick ? SETTLE_SEC.quick : SETTLE_SEC.full,
     rounds: ctx.options.quick ? ctx.options.runs : Math.max(ctx.options.runs, MIN_ROUNDS),

@@ -1,5 +1,5 @@
 /**
- * The hub on PostgreSQL (issue 17): unary JSON-RPC SendMessage on one hub
+ * The hub on PostgreSQL: unary JSON-RPC SendMessage on one hub
  * with SQLite (this run's baseline), one hub on PostgreSQL, and two hubs
  * (replicas of one fleet) on the same database behind a round-robin client,
  * each at 32 connections with every answer checked. Besides req/s and

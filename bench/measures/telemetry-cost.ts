@@ -1,5 +1,5 @@
 /**
- * The cost of telemetry on unary SendMessage (issue 18): the hub as `npm
+ * The cost of telemetry on unary SendMessage: the hub as `npm
  * start` runs it over JSON-RPC and gRPC, with everything off, with
  * Prometheus metrics on, with OpenTelemetry tracing on (sampling 1.0,
  * OTLP http/protobuf to a collector stand-in on loopback), and with the

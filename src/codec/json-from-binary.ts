@@ -9,7 +9,7 @@ import { MalformedProto, ProtoReader } from "./proto-reader.js";
  * no message object, no JSON object tree, one string. Why: decoding bytes
  * into a message, walking it into a JSON object and that into text costs
  * three walks and the objects they leave for the collector, about twice
- * this one walk (measurements in docs/performance.md).
+ * this one walk (measured: docs/performance-notes.md).
  *
  * Fields come out in number order, as toJson writes them; the always-
  * emitted fields a message lacks come after, as AlwaysEmitted.fill adds

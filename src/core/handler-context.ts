@@ -11,10 +11,9 @@ export interface CallContextInit {
   /**
    * Aborted when the client goes away: the call's own signal, or the
    * controller that aborts it. Node makes a controller's signal (an
-   * EventTarget, about 1% of a SendMessage's CPU, and one of the objects
-   * that outlive a young-generation GC while the call waits for its
-   * commit) on first read; given the controller, a call that nothing
-   * reads the signal of never makes it.
+   * EventTarget, one of the objects that outlive a young-generation GC
+   * while the call waits for its commit) on first read; given the
+   * controller, a call that nothing reads the signal of never makes it.
    */
   readonly signal: AbortSignal | AbortController;
   /**

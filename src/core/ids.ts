@@ -4,20 +4,18 @@ import { randomUUID } from "node:crypto";
  * A new task or context id (§3.1.1: the server assigns them). UUIDv7 (RFC
  * 9562 §5.7) rather than v4: ids made one after another share their
  * leading, time-ordered bytes, so the store's indexes on them grow at their
- * right edge instead of touching a random page per task (measured under
- * SendMessage load: 96–121 WAL pages per commit with v4, 46 with v7), and
- * ids sort in creation order. The time they reveal is the task's own,
- * which GetTask shows anyway.
+ * right edge instead of touching a random page per task (fewer WAL pages
+ * per commit: docs/performance-notes.md), and ids sort in creation order.
+ * The time they reveal is the task's own, which GetTask shows anyway.
  *
- * Made from node's randomUUID, whose random bytes come from a cached pool:
- * the `uuid` package's v7 asks WebCrypto for 16 bytes per id, which cost
- * ~28 µs an id under load (3.7% of the hub's CPU in the gRPC profile).
+ * Made from node's randomUUID, whose random bytes come from a cached pool,
+ * where the `uuid` package's v7 asks WebCrypto for 16 bytes per id.
  * The v4's version digit (index 14) gives way to the 48-bit millisecond
  * timestamp and the version 7; its variant bits and 74 random bits stay.
  */
 export function newTaskId(): string {
   const now = Date.now();
-  // Under load many ids fall in the same millisecond: its text is made once (2.6 µs self for a send's two ids before).
+  // Under load many ids fall in the same millisecond: its text is made once.
   if (now !== lastMs) {
     lastMs = now;
     const ms = now.toString(16).padStart(12, "0");

@@ -7,8 +7,7 @@ import type { StoreScope, TaskStore, TaskView } from "../store/index.js";
  * An answer already in protobuf binary, for the bindings that write it as
  * is (gRPC, gRPC-Web, Connect's binary codec). Why: a task read back for an answer was decoded
  * from the store's bytes into a Task only for the gRPC binding to encode
- * it again; measured on gRPC SendMessage, the encode alone (with the
- * buffers it grows and drops) was a tenth of the hub's CPU per call. The
+ * it again (what that cost: docs/performance-notes.md). The
  * ids are what the request log and the span note of the answer
  * (telemetry/request-outcome.ts reads them as it reads a Task's).
  */

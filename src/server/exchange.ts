@@ -92,13 +92,11 @@ export function dropRest(x: Exchange): void {
  * over it, or none (chunked). Only such a request has its answer's
  * writeHead wrapped (closeIfBodyLeftLarge).
  *
- * Why not wrap every answer, as the hub did: a POST's body is never
- * complete when its request is handed over (Node parses it afterwards), so
- * every JSON-RPC, REST and Connect call put a closure of its own on its
+ * Why not wrap every answer: a POST's body is never complete when its
+ * request is handed over (Node parses it afterwards), so every JSON-RPC,
+ * REST and Connect call would put a closure of its own on its
  * ServerResponse, the kind of per-object shape docs/hot-path-objects.md
- * is about. Measured with --trace-gc on a hub cut down to this server
- * answering a fixed body: scavenges of ~7.9 ms with the wrapper on every
- * answer, ~0.9 ms without.
+ * is about (the scavenges it cost: docs/performance-notes.md).
  */
 export function mayLeaveLargeBody(req: http.IncomingMessage): boolean {
   const declared = Number(req.headers["content-length"]);

@@ -53,13 +53,10 @@ export function batchOptionsFromEnv(env: NodeJS.ProcessEnv, defaults: EncodingBa
  * most maxQueueSize spans held, one export at a time, exports untraced),
  * except that it holds bytes rather than spans: the spans that end in an
  * event-loop turn are encoded to OTLP right after that turn (setImmediate)
- * and dropped. The SDK's processor holds each span until its batch of 512
- * is sent (about 230 calls later on a hub under load), long enough for
- * the span and everything it points at (attributes, contexts, times) to
- * survive scavenges into V8's old space, which only a full collection
- * frees: the profile of a traced
- * hub put most of what tracing added to a call in the garbage collector
- * and in a general slow-down, not in the tracing code. Encoding after the
+ * and dropped. The SDK's processor holds each span until its batch is
+ * sent, long enough for the span and everything it points at to survive
+ * scavenges into V8's old space, which only a full collection frees
+ * (docs/performance-notes.md). Encoding after the
  * turn rather than in `span.end()` keeps it off the call's answer: a
  * server span ends just before its call answers.
  */

@@ -48,9 +48,8 @@ function keptAttributes(from: Attributes | undefined, limit = ATTRIBUTE_LIMIT): 
  * the SDK's ReadableSpan in one small object, handed to the SDK's span
  * processor (the batch processor and the OTLP exporter) when it ends.
  * The SDK's own span does work per span the hub does not need (its
- * attributes sanitised twice, span metrics, a timer origin per span):
- * measured side by side, a traced hub served more calls with these spans
- * than with the SDK's (bench/results-telemetry.md). This one keeps the
+ * attributes sanitised twice, span metrics, a timer origin per span; what
+ * it cost: docs/performance-notes.md). This one keeps the
  * data and checks what the OTel trace API asks of a span: valid attribute
  * values, the SDK's default limits, nothing recorded after end. Exported,
  * both encode to the same OTLP bytes (test/unit/telemetry/lean-tracer.test.ts).

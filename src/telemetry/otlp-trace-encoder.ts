@@ -300,9 +300,8 @@ export class TraceRequestBuilder {
 /**
  * An OTLP ExportTraceServiceRequest of `spans` in protobuf, the body of an
  * OTLP/HTTP export, in one pass: the exporter's own serializer first walks
- * every span to size the buffer and then walks it again to write, and on a
- * traced hub under load those two walks were a quarter of what tracing
- * added to a call.
+ * every span to size the buffer and then walks it again to write
+ * (what the two walks cost: docs/performance-notes.md).
  */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
   const b = new TraceRequestBuilder();

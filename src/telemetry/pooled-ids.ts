@@ -7,11 +7,9 @@ const POOL_BYTES = 4096;
 /**
  * Trace and span ids (W3C Trace Context §3.2.2.3, §3.2.2.4: 16 and 8
  * random bytes, never all zero) cut from a pool of bytes that
- * crypto.randomFillSync refills as it runs out. The SDK's generator builds
- * each id from Math.random() four bytes at a time; a traced call takes
- * three ids (its server span, its agent run, a share of its unit of
- * work), which a profile of the gRPC path put at 0.3% of a traced call's
- * CPU (self time, before the strings and buffers they left to collect).
+ * crypto.randomFillSync refills as it runs out, rather than the SDK's
+ * generator, which builds each id from Math.random() four bytes at a time
+ * (three ids a traced call; its cost: docs/performance-notes.md).
  */
 export class PooledIdGenerator implements IdGenerator {
   private readonly pool = Buffer.allocUnsafe(POOL_BYTES);

@@ -170,7 +170,7 @@ describe("cards.signing: the hub signs every card it serves (§8.4)", () => {
   });
 });
 
-describe("cards: { signing: { key, kid, alg } }: one key, as the issue writes it", () => {
+describe("cards: { signing: { key, kid, alg } }: the short form for one key", () => {
   it("signs with that key and serves its JWKS at the default /.well-known/jwks.json", async () => {
     const file = writeConfig("one-key.yaml", `  signing: { key: ${join(dir, "ed25519.jwk")}, kid: only, alg: EdDSA }\n`);
     const one = await startTestHub({ ...optionsFrom(file), agents: [{ id: "echo", executor: new EchoAgent(), card: echoCard() }] });

@@ -40,7 +40,7 @@ const goMissing = !onPath("go")
       ? "protoc-gen-go-grpc"
       : undefined;
 
-/** What each generated client prints: the four calls the issue names. */
+/** What each generated client prints: a send, a stream, a get and a refused call's error. */
 interface ClientReport {
   send: { task?: { id?: string; status?: { state?: string }; artifacts?: { parts?: { text?: string }[] }[] } };
   stream: string[];

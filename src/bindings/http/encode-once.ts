@@ -11,9 +11,9 @@ const MAX_KEPT_SIZE = 16 * 1024;
  * a log replay) are objects of their own and are simply encoded.
  *
  * Why a ring of the last few events and not a WeakMap keyed by event: a
- * stream of one reader (the common case) asked the WeakMap to insert every
- * event and the GC to clear its entries, 2.4% of the hub's CPU on a
- * `stream 10000` over SSE. Subscribers of one task read the same burst of
+ * stream of one reader (the common case) would ask the WeakMap to insert
+ * every event and the GC to clear its entries (docs/performance-notes.md).
+ * Subscribers of one task read the same burst of
  * live events within one pass of the event loop, so the last few are all
  * that is ever asked for again; bounded in count and in size, the ring
  * keeps no large event alive.

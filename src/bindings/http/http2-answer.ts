@@ -11,15 +11,13 @@ import type { HttpRequest, HttpResponse } from "./http-exchange.js";
  * Why not through Node's compatibility response: it opens every stream
  * waiting for trailers, so each answer came back into JS through the
  * stream's "wantTrailers" event, and Node sends even empty trailers from a
- * setImmediate of their own. Measured side by side over h2c (6 rounds):
- * Connect JSON 6% less CPU per call and 5.7% more calls per second,
- * gRPC-Web 2.6% less CPU and 3.3% more calls.
+ * setImmediate of their own (the difference: docs/performance-notes.md).
  *
  * The stream is ended only once the body's write has completed, in an
  * empty DATA frame flagged END_STREAM. Ending it with the body (one DATA
  * frame flagged END_STREAM) closes the stream while Node still counts the
  * write as pending, and Node 20 then builds an ERR_STREAM_DESTROYED for
- * every answer when the write completes (7.6 µs a call under load).
+ * every answer when the write completes.
  *
  * The compatibility response still sees the stream close and emits
  * "finish" and "close", which the one-port server's bookkeeping waits on.

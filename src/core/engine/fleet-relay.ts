@@ -1,6 +1,6 @@
 /**
  * Events another replica committed, brought to this replica's readers
- * (issue: a fleet of hubs on one database). The other replica wakes this
+ * (a fleet of hubs on one database). The other replica wakes this
  * one with the task and the seqs its unit logged; the relay reads those
  * events from the log once for all local readers of the task and
  * publishes them on the bus, as if they had been written here. The log

@@ -7,15 +7,14 @@ import type { Run } from "./run.js";
  * What an agent is given to run with (its ExecutionContext).
  *
  * A class, not an object literal, because of `signal`: it is read on
- * demand, since AbortController makes its signal (an EventTarget, ~1% of a
- * SendMessage's CPU) on first read and an agent that finishes in one turn
+ * demand, since AbortController makes its signal (an EventTarget) on
+ * first read and an agent that finishes in one turn
  * never reads it. A getter written in an object literal is a new function
  * for every object, which V8 keeps in a hidden class of that object's own,
  * in the old generation: each run's closure, and through it the run and
  * the request behind it, then outlived every young-generation collection
- * until the next full one. Measured on JSON-RPC SendMessage at 32
- * connections (--trace-gc): scavenges of 6-8 ms, each keeping ~2 MB
- * alive. On the prototype the getter is one function for all runs (an
+ * until the next full one (docs/performance-notes.md). On the prototype
+ * the getter is one function for all runs (an
  * agent that copies its context with a spread no longer copies `signal`:
  * it reads it from the context it was given).
  */

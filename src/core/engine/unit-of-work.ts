@@ -41,11 +41,9 @@ const MAX_TURNS = 4;
  * write keeps the unit open for one more, up to MAX_TURNS. Why: a request
  * often reaches the hub in two reads (an h2 HEADERS frame and its DATA, a
  * body in two TCP segments), and under load the requests of 32 clients
- * arrive spread over several turns; a unit cut at a fixed turn carried
- * only part of them. Measured at 32 connections of SendMessage over gRPC:
- * 9.5 requests per commit with one turn, about 15 with two, 18 with this
- * rule, which costs ×0.85–0.95 the CPU per call of two turns and serves
- * ×1.05–1.17 the requests a second. An idle
+ * arrive spread over several turns; a unit cut at a fixed turn carries
+ * only part of them (requests per commit under each rule:
+ * docs/performance-notes.md). An idle
  * hub still commits a lone request after two turns (its poll does not wait
  * while an immediate is due), and a writer that never pauses (an SSE
  * stream) is cut every MAX_TURNS turns.

@@ -162,7 +162,7 @@ function storeOf(c: Checker, env: NodeJS.ProcessEnv, cli: ConfigOverrides, raw: 
   c.known(file, ["store"], ["url", "poolSize", "leaseMs"]);
   const url = c.pick("--store", cli.storeUrl, env, "A2A_HUB_STORE", file.url, ["store", "url"]);
   const poolSize = file.poolSize === undefined ? undefined : c.int(file.poolSize, ["store", "poolSize"], 1, 1000);
-  // Bounded above by the promise: a dead replica's tasks fail within 30 s by default, and no later than a minute when configured.
+  // Bounded above so that a dead replica's tasks fail within 30 s by default, and within a minute at most when configured.
   const leaseMs = envInt(env, "A2A_HUB_STORE_LEASE_MS", 300, 60_000) ?? (file.leaseMs === undefined ? undefined : c.int(file.leaseMs, ["store", "leaseMs"], 300, 60_000));
   if (!url) {
     if (poolSize !== undefined) c.fail(["store", "poolSize"], "needs a store URL too (store.url, --store or A2A_HUB_STORE)");

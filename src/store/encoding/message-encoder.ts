@@ -7,10 +7,9 @@ import { ProtoWriter, WIRE } from "../../protocol/index.js";
  * writer from 128 bytes for every message (128, 256, 512…) and returns a
  * copy; every one of those is a typed array over 64 bytes, which V8 backs
  * with memory of its own, allocated by malloc and freed by the collector's
- * array-buffer sweep. The store encodes every event it logs (four for an
- * echo SendMessage); encoding them here instead took 10% off the hub's
- * CPU per gRPC SendMessage and 13% per JSON-RPC one
- * (docs/hot-path-objects.md). An encode costs one copy out of the kept
+ * array-buffer sweep, and the store encodes every event it logs
+ * (docs/hot-path-objects.md; what this saves: docs/performance-notes.md).
+ * An encode costs one copy out of the kept
  * buffer, into node's Buffer pool.
  *
  * The fields the store's events carry are written here; any other (a

@@ -42,9 +42,9 @@ const writer = new ProtoWriter(16 * 1024);
  * already holds, the same to the byte as toBinary of the Task they decode
  * to: fields in number order, each artifact's parts at their place in its
  * head. Why: a task read back was decoded piece by piece into a Task and,
- * on gRPC, encoded again whole for the answer; that round trip and its
- * buffers cost a gRPC SendMessage ~4% of the hub's CPU
- * (docs/hot-path-objects.md). Reads that need the object decode these
+ * on gRPC, encoded again whole for the answer, a round trip and its
+ * buffers per call (docs/hot-path-objects.md, docs/performance-notes.md).
+ * Reads that need the object decode these
  * bytes once.
  */
 export function taskWire(t: TaskPieces): Buffer {

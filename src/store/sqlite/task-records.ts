@@ -68,12 +68,10 @@ export interface RecordLimits {
 /**
  * The bounds are counted bytes, but a held record costs the heap several
  * times its count (objects, maps, strings), and all of it lives long enough
- * to reach V8's old space, which then grows to a multiple of what is live.
- * Measured under 32 connections of SendMessage: 10,000 records held 63 MiB
- * of old space live and the hub's RSS reached 334 MiB; 1,000 held 27 MiB,
- * at 229 MiB RSS and the same throughput. A thousand recent tasks still
- * hold everything in flight (never dropped until written) and what
- * clients read back soon after.
+ * to reach V8's old space, which then grows to a multiple of what is live
+ * (10,000 against 1,000 records: docs/performance-notes.md). A thousand
+ * recent tasks still hold everything in flight (never dropped until
+ * written) and what clients read back soon after.
  */
 export const RECORD_LIMITS: RecordLimits = { maxRecords: 1_000, maxBytes: 8 * 1024 * 1024, maxHistoryMessages: Number.POSITIVE_INFINITY };
 
@@ -83,11 +81,9 @@ export const RECORD_LIMITS: RecordLimits = { maxRecords: 1_000, maxBytes: 8 * 10
  * push configs), and what a client reads back soon after its answer is
  * among the last few settled. Why apart: under a load of short tasks, a
  * thousand records are a few hundred milliseconds of traffic, long enough
- * for every record to be promoted to V8's old generation and die there;
- * the young-generation collections copied each one twice on the way and
- * the old generation filled with them. Measured on JSON-RPC SendMessage at
- * 32 connections (--trace-gc, 10 s): 1,000 records held, 18.6-19.1 us of
- * scavenges per call; 64, 7.4-7.9 us and 20-45% more calls served.
+ * for every record to be promoted to V8's old generation and die there,
+ * copied twice on the way by the young-generation collections
+ * (docs/performance-notes.md).
  */
 export const SETTLED_RECORDS = 64;
 

@@ -35,8 +35,8 @@ function answerBytes(route: DirectUnaryRoute, output: unknown): Uint8Array {
  * Answers a unary gRPC call without connect-node. Why: connect-node runs a
  * unary call through the same async-iterable pipeline as a stream (split,
  * parse, invoke, serialize, join), converts its headers to web Headers and
- * back, and aborts its context with a DOMException at the end; on the
- * SendMessage hot path that was about a sixth of the hub's CPU. Here the
+ * back, and aborts its context with a DOMException at the end, a cost on
+ * the SendMessage hot path (docs/performance-notes.md). Here the
  * call is one read, one service call, one write and its trailers.
  */
 export async function answerUnary(service: A2AServiceApi, route: DirectUnaryRoute, call: GrpcCall, logger: Logger): Promise<void> {
