@@ -22,7 +22,7 @@ import type { OrphanTask } from "../fleet.js";
 import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
 import { PendingUnit } from "./pending-unit.js";
 import { statementName } from "./statement-names.js";
-import type { PostgresStoreOptions } from "./pool.js";
+import { DEFAULT_POOL_SIZE, type PostgresStoreOptions } from "./pool.js";
 import { PostgresPushOutbox } from "./push-outbox.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
 import { conflictRolledBack, StoreFenceError, storeError } from "./driver-errors.js";
@@ -395,8 +395,15 @@ export class PostgresTaskStore implements TaskStore {
     return this.outbox.stats(nowMs);
   }
 
+  /**
+   * Calls wait for the pool only once every connection it may open is open:
+   * before that, a call queued is one a connection is being opened for (as
+   * the scrape's own outbox query is on an idle replica whose connections
+   * timed out), which waits for the server, not for the pool.
+   */
   poolStats(): { total: number; idle: number; waiting: number } {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+    const full = this.pool.totalCount >= (this.options.poolSize ?? DEFAULT_POOL_SIZE);
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: full ? this.pool.waitingCount : 0 };
   }
 
   async ping(): Promise<void> {
