@@ -27,8 +27,8 @@ import { IN_FLIGHT_SQL } from "../task-states.js";
  * pk order) and its last_seq must be `prev`, or a2a_unit_refused raises
  * A2F01 and nothing of the unit is stored; each child row joins the
  * checked row of its task, so no child is written before its task passed.
- * Counters of ListTasks' total move here, by the state each task leaves
- * and enters; NOTIFY wakes other replicas' readers at commit.
+ * ListTasks' state counters move by trigger (schema 1, one statement each
+ * since schema 4); NOTIFY wakes other replicas' readers at commit.
  */
 export const UNIT_SQL = `WITH
 i AS MATERIALIZED (
@@ -46,8 +46,13 @@ old AS (
   WHERE NOT i.is_new ORDER BY t.pk FOR UPDATE OF t),
 fresh AS MATERIALIZED (SELECT i.n, nextval(pg_get_serial_sequence('tasks', 'pk')) AS pk FROM i WHERE i.is_new),
 added AS (SELECT n, count(*)::integer AS added FROM h GROUP BY n),
+-- The counter rows the unit's tasks move (by trigger) are shared by every replica: taken in one order, after the
+-- unit's tasks and before any of its writes, so that two replicas' units queue on them rather than deadlock.
+counters AS (
+  SELECT 1 FROM task_counts c JOIN (SELECT DISTINCT tenant, agent FROM i WHERE i.is_new OR i.moved) s ON c.tenant = s.tenant AND c.agent = s.agent
+  ORDER BY c.tenant, c.agent, c.state FOR UPDATE OF c),
 k AS MATERIALIZED (
-  SELECT i.*, COALESCE(o.pk, f.pk) AS pk, o.state AS old_state, COALESCE(o.history_count, 0) AS hc, COALESCE(d.added, 0) AS added,
+  SELECT i.*, COALESCE(o.pk, f.pk) AS pk, (SELECT count(*) FROM counters) AS counters, COALESCE(o.history_count, 0) AS hc, COALESCE(d.added, 0) AS added,
     CASE
       WHEN NOT i.is_new AND o.pk IS NULL THEN a2a_unit_refused(format('store: task %s not found in scope %s/%s', i.id, i.tenant, i.agent))
       WHEN i.prev IS NOT NULL AND o.last_seq <> i.prev
@@ -119,15 +124,6 @@ updated AS (
     artifact_count = t.artifact_count + COALESCE(na.n, 0)
   FROM k LEFT JOIN new_arts na ON na.task_pk = k.pk
   WHERE t.pk = k.pk AND NOT k.is_new AND (k.moved OR k.last IS NOT NULL OR k.added > 0 OR na.n > 0)),
-counted AS (
-  INSERT INTO task_counts AS x (tenant, agent, state, n)
-  SELECT z.tenant, z.agent, z.state, sum(z.d)::bigint FROM (
-    SELECT k.tenant, k.agent, k.state, 1 AS d FROM k WHERE k.is_new OR (k.moved AND k.state <> k.old_state)
-    UNION ALL
-    SELECT k.tenant, k.agent, k.old_state, -1 FROM k WHERE NOT k.is_new AND k.moved AND k.state <> k.old_state) z
-  GROUP BY z.tenant, z.agent, z.state HAVING sum(z.d) <> 0
-  ORDER BY z.tenant, z.agent, z.state
-  ON CONFLICT (tenant, agent, state) DO UPDATE SET n = x.n + excluded.n),
 sent AS (
   SELECT * FROM unnest($35::boolean[], $36::text[], $37::text[], $38::text[], $39::bytea[], $40::text[], $41::bytea[])
     AS s(idem, tenant, agent, key, fingerprint, task_id, reply)),
