@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Code } from "@connectrpc/connect";
 import { TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
-import { CONNECT_NODE_BINDINGS } from "../helpers/hub-clients.js";
+import { BINDINGS, expectRefusal, withHubClient } from "../helpers/hub-clients.js";
 import { collect, firstTask, kinds, taskOf, textRequest } from "../helpers/messages.js";
-import { expectA2AError } from "../helpers/errors.js";
 
 let t: TestHub;
 beforeAll(async () => {
@@ -19,26 +17,28 @@ function lastState(events: readonly StreamResponse[]): TaskState | undefined {
   return last.payload.case === "statusUpdate" ? last.payload.value.status?.state : undefined;
 }
 
-describe.each(CONNECT_NODE_BINDINGS)("SendStreamingMessage over %s", (transport) => {
+describe.each(BINDINGS)("SendStreamingMessage over %s", (binding) => {
+  const open = withHubClient(() => t, binding);
+
   it("begins with the Task, then status and artifact updates in order, and ends at COMPLETED", async () => {
-    const events = await collect(t.client(transport).sendStreamingMessage(textRequest("stream 4")));
+    const events = await collect(open.client.stream(textRequest("stream 4")));
     expect(kinds(events)).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
     expect(lastState(events)).toBe(TaskState.COMPLETED);
     const chunks = events.filter((e) => e.payload.case === "artifactUpdate").map((e) => (e.payload.case === "artifactUpdate" ? e.payload.value : undefined)!);
     expect(chunks.map((c) => [c.append, c.lastChunk])).toEqual([[false, false], [true, false], [true, false], [true, true]]);
     const taskId = firstTask(events).id;
-    const stored = await t.client(transport).getTask({ id: taskId });
+    const stored = await open.client.get(taskId);
     expect(stored.artifacts).toHaveLength(1);
     expect(stored.artifacts[0]!.parts.map((p) => p.content.value)).toEqual(chunks.flatMap((c) => c.artifact!.parts.map((p) => p.content.value)));
   });
 
   it("a Message answer is the only event of the stream", async () => {
-    const events = await collect(t.client(transport).sendStreamingMessage(textRequest("message")));
+    const events = await collect(open.client.stream(textRequest("message")));
     expect(kinds(events)).toEqual(["message"]);
   });
 
   it("ends after an interrupted state", async () => {
-    const events = await collect(t.client(transport).sendStreamingMessage(textRequest("input-required")));
+    const events = await collect(open.client.stream(textRequest("input-required")));
     expect(lastState(events)).toBe(TaskState.INPUT_REQUIRED);
   });
 });
@@ -55,24 +55,27 @@ describe("SendStreamingMessage on an existing task", () => {
   });
 });
 
-describe.each(CONNECT_NODE_BINDINGS)("SubscribeToTask over %s", (transport) => {
+describe.each(BINDINGS)("SubscribeToTask over %s", (binding) => {
+  const open = withHubClient(() => t, binding);
+
   it("first event is the current Task, then every later event until terminal", async () => {
-    const client = t.client(transport);
-    const started = taskOf(await client.sendMessage(textRequest("slow 300", { configuration: { returnImmediately: true } })));
-    const events = await collect(client.subscribeToTask({ id: started.id }));
+    const client = open.client;
+    const started = taskOf(await client.send(textRequest("slow 300", { configuration: { returnImmediately: true } })));
+    const events = await collect(client.subscribe(started.id));
     expect(events[0]!.payload.case).toBe("task");
     expect(firstTask(events).id).toBe(started.id);
     expect(lastState(events)).toBe(TaskState.COMPLETED);
   });
 
   it("a terminal task is UnsupportedOperation", async () => {
-    const client = t.client(transport);
-    const done = taskOf(await client.sendMessage(textRequest("done")));
-    await expectA2AError(() => collect(client.subscribeToTask({ id: done.id })), Code.FailedPrecondition, "UNSUPPORTED_OPERATION");
+    const client = open.client;
+    const done = taskOf(await client.send(textRequest("done")));
+    await expectRefusal(client, () => collect(client.subscribe(done.id)), "UnsupportedOperation");
   });
 
   it("an unknown task is TaskNotFound", async () => {
-    await expectA2AError(() => collect(t.client(transport).subscribeToTask({ id: "missing" })), Code.NotFound, "TASK_NOT_FOUND");
+    const client = open.client;
+    await expectRefusal(client, () => collect(client.subscribe("missing")), "TaskNotFound");
   });
 });
 

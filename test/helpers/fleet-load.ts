@@ -10,7 +10,7 @@ import { sleep, type ServerProcess } from "./server-process.js";
 import { type WebhookReceiver } from "./webhook-receiver.js";
 
 /*
- * The load the fleet test (postgres-fleet.test.ts) drives through three
+ * The load the fleet test (test/postgres/fleet.test.ts) drives through three
  * hubs while it kills them: loops of sends, streams, subscriptions,
  * cancels and push configs over every binding, what each was told, and
  * the checks of what was told against the database and the event log.

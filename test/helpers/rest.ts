@@ -40,7 +40,7 @@ export async function sendText(base: string, text: string, extra: { configuratio
  */
 export function expectStatusError(r: RestReply, httpStatus: number, status: string, reason?: string): void {
   expect(r.status, r.text).toBe(httpStatus);
-  // §11.1: either JSON type, as the request's Accept prefers (rest-media-types.test.ts pins which).
+  // §11.1: either JSON type, as the request's Accept prefers (test/bindings/rest/rest-media-types.test.ts pins which).
   expect(["application/json", "application/a2a+json"]).toContain(r.type);
   expect(r.json?.error, r.text).toMatchObject({ code: httpStatus, status, message: expect.any(String) });
   expect(Array.isArray(r.json.error.details)).toBe(true);

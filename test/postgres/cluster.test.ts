@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { openPostgres, type PostgresDatabase } from "../../src/store/index.js";
 import { canKillPostgres, clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
 
-noticePostgresSkip("postgres-cluster.test.ts");
+noticePostgresSkip("postgres/cluster.test.ts");
 
 describe.skipIf(!hasPostgres)("the PostgreSQL test cluster", () => {
   const cluster = clusterForTests();

@@ -22,7 +22,7 @@ import { on, type Reader, read, until, stateOf, runsInFlight, KILLS, SEED, type 
  * flight are failed by the others once its lease is gone.
  */
 
-noticePostgresSkip("postgres-fleet.test.ts");
+noticePostgresSkip("postgres/fleet.test.ts");
 
 /** Short, so that a dead replica's tasks fail within a test's patience; renewed every third of it. */
 const LEASE_MS = 1_500;

@@ -25,7 +25,7 @@ import { until } from "../helpers/until.js";
  * finding every acknowledged task.
  */
 
-noticePostgresSkip("postgres-hub.test.ts");
+noticePostgresSkip("postgres/hub.test.ts");
 
 let dataDir: string | undefined;
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/
  * has no pool and shows no pool series.
  */
 
-noticePostgresSkip("postgres-metrics.test.ts");
+noticePostgresSkip("postgres/metrics.test.ts");
 
 let dataDir: string | undefined;
 afterEach(async () => {

@@ -18,7 +18,7 @@ import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 import { until } from "../helpers/until.js";
 
-noticePostgresSkip("postgres-migrate.test.ts");
+noticePostgresSkip("postgres/migrate-from-sqlite.test.ts");
 
 /** `a2a-hub migrate`: a SQLite hub moved into PostgreSQL, checked through a fleet serving it. */
 

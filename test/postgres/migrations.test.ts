@@ -9,7 +9,7 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/pos
 import { REPO_ROOT } from "../helpers/server-process.js";
 import { until } from "../helpers/until.js";
 
-noticePostgresSkip("postgres-migrations.test.ts");
+noticePostgresSkip("postgres/migrations.test.ts");
 
 const N = POSTGRES_MIGRATIONS.length;
 

@@ -23,7 +23,7 @@ import type { SseStream } from "../helpers/sse.js";
  * flight end in a state a client can act on.
  */
 
-noticePostgresSkip("postgres-outage.test.ts");
+noticePostgresSkip("postgres/outage.test.ts");
 
 const BINDINGS = ["jsonrpc", "rest", "grpc", "connect"] as const;
 type Binding = (typeof BINDINGS)[number];

@@ -7,7 +7,7 @@ import { seedTasks, settleSeededDeliveries } from "../helpers/seed-tasks.js";
 import { startTestHub } from "../helpers/test-hub.js";
 import { AGENTS, everyOperation, listAll, listProblems, metricValue, observe, reportSweep, retentionHubOptions, retentionSeed, sendLoad, wrongAnswers } from "../helpers/retention-scenario.js";
 
-noticePostgresSkip("postgres-retention.test.ts");
+noticePostgresSkip("postgres/retention.test.ts");
 
 /** Retention on PostgreSQL: a fleet of two hubs on one database, one sweeping at a time. */
 

@@ -20,7 +20,7 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/pos
  * almost every read).
  */
 
-noticePostgresSkip("postgres-unit-conflicts.test.ts");
+noticePostgresSkip("postgres/unit-conflicts.test.ts");
 
 const scope: StoreScope = { tenant: "t", agentId: "echo" };
 const ROUNDS = 20;
