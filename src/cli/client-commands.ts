@@ -12,11 +12,11 @@ import {
   type StreamResponse,
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AClient, CardSignatureError, ClientCredentials, clientFailureOf, isBindingName, type CardTrust, type ClientOptions } from "../client/index.js";
-import { isA2AError } from "../core/index.js";
+import { isA2AError, stateName } from "../core/index.js";
 import { parseArguments, type OptionDoc } from "./cli-args.js";
 import { readAll, UsageError, type CliIo } from "./cli-io.js";
 import { EXIT, exitCodeOf } from "./exit-codes.js";
-import { artifactsText, cardText, messageText, partText, stateLabel, statusLine } from "./task-output.js";
+import { artifactsText, cardText, messageText, partText, statusLine } from "./task-output.js";
 import { optionLines, wrap } from "./usage-text.js";
 import { trustExtraCa } from "./extra-ca.js";
 import { packageVersion } from "./version.js";
@@ -149,7 +149,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, ClientCommand>> = {
         write(r.io.stdout, json(ListTasksResponseSchema, page));
         return EXIT.ok;
       }
-      for (const t of page.tasks) write(r.io.stdout, `${t.id}  ${stateLabel(t.status?.state)}  ${t.contextId}\n`);
+      for (const t of page.tasks) write(r.io.stdout, `${t.id}  ${stateName(t.status?.state, "kebab")}  ${t.contextId}\n`);
       if (page.nextPageToken) write(r.io.stderr, `more: --page-token ${page.nextPageToken}\n`);
       return EXIT.ok;
     },

@@ -1,12 +1,7 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { TaskState, type AgentCard, type Message, type Part, type Task, type TaskStatus } from "../../gen/a2a/v1/a2a_pb.js";
-
-/** A state as people read it: "completed", "input-required". */
-export function stateLabel(state: TaskState | undefined): string {
-  const name = TaskState[state ?? TaskState.UNSPECIFIED] ?? String(state);
-  return name.toLowerCase().replace(/_/g, "-");
-}
+import { stateName } from "../protocol/index.js";
+import type { AgentCard, Message, Part, Task, TaskStatus } from "../../gen/a2a/v1/a2a_pb.js";
 
 /** A part as text: text as it is, data as JSON, files by name and URL or size. */
 export function partText(part: Part): string {
@@ -33,7 +28,7 @@ export function messageText(message: Message | undefined): string {
 /** "[completed] the status message" */
 export function statusLine(status: TaskStatus | undefined): string {
   const text = messageText(status?.message);
-  return `[${stateLabel(status?.state)}]${text ? ` ${text}` : ""}`;
+  return `[${stateName(status?.state, "kebab")}]${text ? ` ${text}` : ""}`;
 }
 
 /** Every artifact's text, each ending with a newline. */

@@ -1,15 +1,15 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { maskedHeaders, type Exchange } from "./exchange.js";
+import { maskedHeaders, type RecordedExchange } from "./recorded-exchange.js";
 
 /**
  * Records each gRPC call of the inspector as an exchange: the request
  * metadata, the response headers, and once the call ends its status
  * (§10: grpc-status, grpc-message) and trailers.
  */
-export function grpcRecorder(onExchange: (e: Exchange, done: boolean) => void, firstId: () => number): Interceptor {
+export function grpcRecorder(onExchange: (e: RecordedExchange, done: boolean) => void, firstId: () => number): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
-    const ex: Exchange = { id: firstId(), method: "POST", url: req.url, requestHeaders: maskedHeaders(req.header.entries()) };
+    const ex: RecordedExchange = { id: firstId(), method: "POST", url: req.url, requestHeaders: maskedHeaders(req.header.entries()) };
     const finish = (e?: unknown, trailer?: Headers): void => {
       const err = e === undefined ? undefined : ConnectError.from(e);
       ex.grpcStatus = err ? Code[err.code] : "OK";

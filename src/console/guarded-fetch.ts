@@ -3,7 +3,7 @@ import * as https from "node:https";
 import { isIP } from "node:net";
 import { Readable } from "node:stream";
 import { guardedLookup, type AddressPolicy } from "../push/index.js";
-import { maskedHeaders, type Exchange } from "./exchange.js";
+import { maskedHeaders, type RecordedExchange } from "./recorded-exchange.js";
 
 /** Limits of the inspector's outbound requests. */
 export interface GuardedFetchOptions {
@@ -16,7 +16,7 @@ export interface GuardedFetchOptions {
   /** Numbers exchanges (shared with the gRPC recorder of the same call). */
   readonly nextId: () => number;
   /** Told about each exchange when its head arrives and again when it ends. */
-  readonly onExchange: (e: Exchange, done: boolean) => void;
+  readonly onExchange: (e: RecordedExchange, done: boolean) => void;
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -35,7 +35,7 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
       const method = init?.method ?? "GET";
       const headers = Object.fromEntries(new Headers(init?.headers).entries());
       const body = typeof init?.body === "string" ? init.body : undefined;
-      const ex: Exchange = { id: options.nextId(), method, url: url.href, requestHeaders: maskedHeaders(headers), ...(body ? { requestBody: body } : {}) };
+      const ex: RecordedExchange = { id: options.nextId(), method, url: url.href, requestHeaders: maskedHeaders(headers), ...(body ? { requestBody: body } : {}) };
       const started = performance.now();
       const fail = (why: string): void => {
         ex.error = why;
@@ -87,7 +87,7 @@ export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
 }
 
 /** Records the `id:` fields of the complete lines in `text`; returns the incomplete rest. */
-function sseIds(text: string, ex: Exchange): string {
+function sseIds(text: string, ex: RecordedExchange): string {
   const lines = text.split(/\r?\n/);
   const rest = lines.pop() ?? "";
   for (const l of lines) if (l.startsWith("id:")) (ex.sseIds ??= []).push(l.slice(3).trim());

@@ -14,7 +14,7 @@ import {
 import { readBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { A2AClient, bindingOf, cardUrlsOf, cardVerifier, grpcBaseUrl, parseAgentCard, type BindingName } from "../client/index.js";
 import { guardedLookup, pushUrlRefusal, type AddressPolicy } from "../push/index.js";
-import type { Exchange } from "./exchange.js";
+import type { RecordedExchange } from "./recorded-exchange.js";
 import { guardedFetch } from "./guarded-fetch.js";
 import { grpcRecorder } from "./grpc-recorder.js";
 
@@ -78,7 +78,7 @@ export function createInspectRoute(options: InspectOptions): (req: HttpRequest, 
     // Exchanges whose end is not reported yet: a stream's body ends just after the client read its last event.
     const open = new Set<number>();
     let settle: (() => void) | undefined;
-    const onExchange = (e: Exchange, done: boolean): void => {
+    const onExchange = (e: RecordedExchange, done: boolean): void => {
       line({ exchange: e });
       if (done) open.delete(e.id);
       else open.add(e.id);

@@ -1,4 +1,4 @@
-import { clientError } from "./store-errors.js";
+import { clientError } from "./store-outage.js";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { TaskStore } from "../store/index.js";
 import type { A2AServiceApi, SequencedEvent } from "./a2a-handlers.js";

@@ -9,7 +9,7 @@
 export { A2AError, invalidParams, isA2AError, taskNotFound, type A2AErrorOptions, type FieldViolation } from "./a2a-error.js";
 export { bearerChallenge } from "./bearer-challenge.js";
 export { A2A_ERROR_DOMAIN, ERROR_TABLE, errorRow, type A2AErrorName, type ErrorRow } from "./error-table.js";
-export { canTransition, INTERRUPTED_STATES, isInterrupted, isSettled, isTerminal, stateName, TERMINAL_STATES } from "./task-state.js";
+export { canTransition, INTERRUPTED_STATES, isInterrupted, isSettled, isTerminal, stateName, TERMINAL_STATES, type StateSpelling } from "./task-state.js";
 export { EXTENSIONS_HEADER, parseExtensions, parseVersion, SUPPORTED_VERSIONS, VERSION_HEADER, type A2AVersion } from "./version.js";
 export {
   checkEnvelope,

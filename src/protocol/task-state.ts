@@ -7,9 +7,9 @@ export const INTERRUPTED_STATES: readonly TaskState[] = [TaskState.INPUT_REQUIRE
 const TERMINAL = new Set<TaskState>(TERMINAL_STATES);
 const INTERRUPTED = new Set<TaskState>(INTERRUPTED_STATES);
 
-/** §4.1.3: COMPLETED, FAILED, CANCELED and REJECTED end a task for good. */
-export function isTerminal(state: TaskState): boolean {
-  return TERMINAL.has(state);
+/** §4.1.3: COMPLETED, FAILED, CANCELED and REJECTED end a task for good (an absent state is UNSPECIFIED, which does not). */
+export function isTerminal(state: TaskState | undefined): boolean {
+  return state !== undefined && TERMINAL.has(state);
 }
 
 /** §3.2.2: INPUT_REQUIRED and AUTH_REQUIRED pause a task until the client answers. */
@@ -22,9 +22,27 @@ export function isSettled(state: TaskState): boolean {
   return TERMINAL.has(state) || INTERRUPTED.has(state);
 }
 
-/** The enum name of a state, for messages: "TASK_STATE_WORKING". */
-export function stateName(state: TaskState): string {
-  return `TASK_STATE_${TaskState[state] ?? String(state)}`;
+/**
+ * How a state is spelt where people or machines read it: the proto enum
+ * name, for messages and the wire ("TASK_STATE_INPUT_REQUIRED"); short, for
+ * the console's badges ("INPUT_REQUIRED"); kebab, for the command line
+ * ("input-required"); snake, for metric labels ("input_required").
+ */
+export type StateSpelling = "enum" | "short" | "kebab" | "snake";
+
+/** The name of a state in one spelling; an absent state is UNSPECIFIED, a number the enum lacks is that number. */
+export function stateName(state: TaskState | undefined, spelling: StateSpelling = "enum"): string {
+  const short = TaskState[state ?? TaskState.UNSPECIFIED] ?? String(state);
+  switch (spelling) {
+    case "enum":
+      return `TASK_STATE_${short}`;
+    case "short":
+      return short;
+    case "kebab":
+      return short.toLowerCase().replace(/_/g, "-");
+    case "snake":
+      return short.toLowerCase();
+  }
 }
 
 /**

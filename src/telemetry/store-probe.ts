@@ -2,8 +2,7 @@
 // to 26) is a lazy getter that runs on every access, several times per request.
 import { performance } from "node:perf_hooks";
 import { SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
-import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
-import { isTerminal } from "../core/index.js";
+import { isTerminal, stateName } from "../core/index.js";
 import type { TaskStore } from "../store/index.js";
 import type { HubMetrics } from "./hub-metrics.js";
 import { hubContext, hubTracer } from "./trace-context.js";
@@ -61,7 +60,7 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
     setStatus(scope, taskId, status, event) {
       wrote();
       if (metrics && isTerminal(status.state)) {
-        metrics.tasksTerminal.tally({ agent: scope.agentId, state: stateLabel(status.state), tenant: scope.tenant }).n++;
+        metrics.tasksTerminal.tally({ agent: scope.agentId, state: stateName(status.state, "snake"), tenant: scope.tenant }).n++;
       }
       return store.setStatus(scope, taskId, status, event);
     },
@@ -125,11 +124,6 @@ export function instrumentStore(store: TaskStore, options: StoreProbeOptions): T
     },
   });
   return probe;
-}
-
-/** "completed", "failed", ... as a label. */
-function stateLabel(state: TaskState): string {
-  return (TaskState[state] ?? String(state)).toLowerCase();
 }
 
 /** An object with every method of `store` bound to it, so that calls through it run on the store itself. */

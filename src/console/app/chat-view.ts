@@ -15,7 +15,8 @@ import {
 import { composerHints } from "./composer-hints.js";
 import { field, fill, h } from "./dom.js";
 import { errorText, hub, type FetchedCard } from "./hub-client.js";
-import { isTerminal, mergeArtifact, renderArtifact, renderMessage, stateBadge, stateName, when } from "./parts.js";
+import { isTerminal, stateName } from "../../protocol/index.js";
+import { mergeArtifact, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
 import { onWireFrame, type WireFrame } from "./wire-log.js";
 
 /** The conversation, kept while the page lives so switching views loses nothing. */
@@ -156,7 +157,7 @@ function redraw(): void {
   const interrupted = t && (t.status?.state === TaskState.INPUT_REQUIRED || t.status?.state === TaskState.AUTH_REQUIRED);
   view.hint.textContent = interrupted ? `The agent needs input: your next message continues task ${t.id}.` : state.contextId ? `Messages continue context ${state.contextId}.` : "";
   if (!t) return fill(view.task);
-  const said = `Task ${t.id} is ${stateName(t.status?.state)}.`;
+  const said = `Task ${t.id} is ${stateName(t.status?.state, "short")}.`;
   if (view.announce.textContent !== said) view.announce.textContent = said;
   fill(
     view.task,

@@ -1,8 +1,8 @@
 import { h } from "./dom.js";
-import type { Exchange } from "./inspect-client.js";
+import type { RecordedExchange } from "./inspect-client.js";
 
 /** One HTTP exchange in the raw pane: request line, status, timing, headers (credentials masked), SSE ids, gRPC status and trailers. */
-export function exchangeItem(e: Exchange): HTMLElement {
+export function exchangeItem(e: RecordedExchange): HTMLElement {
   const headers = (title: string, hs: Record<string, string> | undefined): HTMLElement | null =>
     hs && Object.keys(hs).length ? h("div", { class: "headers" }, h("h4", {}, title), h("dl", {}, Object.entries(hs).map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))) : null;
   const timing = e.totalMs !== undefined ? `${e.headMs ?? e.totalMs} ms to head, ${e.totalMs} ms in all${e.bytes !== undefined ? `, ${e.bytes} bytes` : ""}` : e.headMs !== undefined ? `${e.headMs} ms to head…` : "waiting…";

@@ -1,12 +1,12 @@
-import type { Exchange } from "../exchange.js";
+import type { RecordedExchange } from "../recorded-exchange.js";
 import { authHeaders } from "./hub-client.js";
 
 /** One HTTP exchange the hub made for the inspector (a type only: nothing of the server is bundled). */
-export type { Exchange };
+export type { RecordedExchange };
 
 /** One line of the inspector's answer. */
 export type InspectLine =
-  | { exchange: Exchange }
+  | { exchange: RecordedExchange }
   | { card: InspectedCard }
   | { interface: { binding: string; version: string; url: string } }
   | { event: unknown }

@@ -6,14 +6,14 @@ import { applyEvent, awaitsInput, newTurn, renderTurn, type Turn } from "./conve
 import { field, fill, h, json } from "./dom.js";
 import { exchangeItem } from "./exchange-item.js";
 import { composerHints } from "./composer-hints.js";
-import { agentTokens, inspect, type Exchange, type InspectedCard } from "./inspect-client.js";
+import { agentTokens, inspect, type RecordedExchange, type InspectedCard } from "./inspect-client.js";
 
 /** One call in the raw pane: what was asked (replayable) and its exchanges. */
 interface Call {
   readonly n: number;
   readonly body: { operation: string; interfaceIndex: number; request: JsonValue };
   readonly title: string;
-  readonly exchanges: Map<number, Exchange>;
+  readonly exchanges: Map<number, RecordedExchange>;
   outcome?: string;
 }
 

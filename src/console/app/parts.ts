@@ -1,21 +1,12 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Role, TaskState, type Artifact, type Message, type Part } from "../../../gen/a2a/v1/a2a_pb.js";
+import { stateName } from "../../protocol/index.js";
 import { h, json, type Child } from "./dom.js";
-
-/** A task state's short name: COMPLETED, INPUT_REQUIRED, … */
-export function stateName(s: TaskState | undefined): string {
-  return TaskState[s ?? TaskState.UNSPECIFIED] ?? `STATE_${s}`;
-}
-
-/** §3.3.1: states after which a task never changes. */
-export function isTerminal(s: TaskState | undefined): boolean {
-  return s === TaskState.COMPLETED || s === TaskState.FAILED || s === TaskState.CANCELED || s === TaskState.REJECTED;
-}
 
 /** A state badge; its text is the state, so color is never the only signal. */
 export function stateBadge(s: TaskState | undefined): HTMLElement {
-  const name = stateName(s);
+  const name = stateName(s, "short");
   return h("span", { class: `badge state-${name.toLowerCase()}`, "data-state": name }, name);
 }
 

@@ -3,7 +3,8 @@ import { StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type 
 import { fill, h, json } from "./dom.js";
 import { authHeaders, errorText, hub, type FetchedCard } from "./hub-client.js";
 import { deliveryCells, DELIVERY_COLUMNS, deliveryStateOf, PUSH_DELIVERY_STATE_URI } from "./push-delivery.js";
-import { isTerminal, renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
+import { isTerminal } from "../../protocol/index.js";
+import { renderArtifact, renderMessage, stateBadge, when } from "./parts.js";
 
 /** The timeline's reader of the page shown now; leaving the page stops it. */
 let reading: AbortController | undefined;

@@ -2,7 +2,8 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { TaskState, type ListTasksResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
 import { field, fill, h } from "./dom.js";
 import { errorText, hub, type FetchedCard } from "./hub-client.js";
-import { stateBadge, stateName, when } from "./parts.js";
+import { stateName } from "../../protocol/index.js";
+import { stateBadge, when } from "./parts.js";
 
 /** The filters and the keyset position, kept while the page lives. */
 const state = {
@@ -29,7 +30,7 @@ export function tasksView(root: HTMLElement, cards: readonly FetchedCard[], agen
     h("option", { value: TaskState.UNSPECIFIED }, "any"),
     Object.values(TaskState)
       .filter((v): v is TaskState => typeof v === "number" && v !== TaskState.UNSPECIFIED)
-      .map((v) => h("option", { value: v, selected: v === state.status }, stateName(v))),
+      .map((v) => h("option", { value: v, selected: v === state.status }, stateName(v, "short"))),
   );
   const after = h("input", { type: "datetime-local", name: "after", value: state.after, step: 1 });
   const size = h("select", { name: "pageSize" }, [10, 20, 50, 100].map((n) => h("option", { value: n, selected: n === state.pageSize }, String(n))));

@@ -7,9 +7,9 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema, type Artifact, type Message, type StreamResponse, type Task, type TaskArtifactUpdateEvent } from "../../../gen/a2a/v1/a2a_pb.js";
+import { StreamResponseSchema, TaskSchema, TaskState, TaskStatusSchema, type Message, type StreamResponse, type Task, type TaskArtifactUpdateEvent } from "../../../gen/a2a/v1/a2a_pb.js";
 import type { EventBus } from "../../execution/index.js";
-import type { LoggedEvent, StoreScope, TaskStore } from "../../store/index.js";
+import type { ArtifactChange, LoggedEvent, StoreScope, TaskStore } from "../../store/index.js";
 import { isSettled } from "../../protocol/index.js";
 import type { UnitOfWork } from "./unit-of-work.js";
 import type { RunRegistry } from "./run-registry.js";
@@ -41,10 +41,8 @@ export interface StatusChange {
   readonly metadata?: Task["metadata"];
 }
 
-/** An artifact change an agent published, as it is stored and logged. */
-export interface ArtifactChange extends Pick<TaskArtifactUpdateEvent, "append" | "lastChunk" | "metadata"> {
-  readonly artifact: Artifact;
-}
+/** An artifact update an agent published (§4.2.2): the change the store keeps, and the event's metadata, which only the event log carries. */
+export interface ArtifactUpdate extends ArtifactChange, Pick<TaskArtifactUpdateEvent, "metadata"> {}
 
 export interface TaskWriterDeps {
   readonly store: TaskStore;
@@ -140,7 +138,7 @@ export class TaskWriter {
   }
 
   /** Stores an artifact change the caller has checked, logs and publishes its event. */
-  changeArtifact(run: Run, change: ArtifactChange): void {
+  changeArtifact(run: Run, change: ArtifactUpdate): void {
     const { artifact, append, lastChunk, metadata } = change;
     const ev = create(StreamResponseSchema, {
       payload: {

@@ -2,7 +2,7 @@ import type { TaskStore } from "../../store/index.js";
 import { A2AError } from "../../protocol/index.js";
 import { LogWindow, OUTAGE_LOG_WINDOW_MS } from "../log-window.js";
 import type { Logger } from "../logger.js";
-import { clientError } from "../store-errors.js";
+import { clientError } from "../store-outage.js";
 
 /** What is run once a unit of work commits, and what is run instead when it rolls back. */
 interface Effect {

@@ -16,7 +16,7 @@ import { requestHeaderValue } from "../handler-context.js";
 import { activatedExtensions, resolveCall } from "../resolve-call.js";
 import { requirePush, requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
-import { clientError } from "../store-errors.js";
+import { clientError } from "../store-outage.js";
 import type { HostedAgent } from "../hosted-agent.js";
 import { IDEMPOTENCY_KEY_HEADER, sendKeyOf, type PriorSend, type SendClaim } from "../send-ledger.js";
 import type { RunOptions } from "../engine/index.js";

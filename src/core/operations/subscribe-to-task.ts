@@ -6,7 +6,7 @@ import type { SequencedEvent } from "../a2a-handlers.js";
 import { resolveCall } from "../resolve-call.js";
 import { requireStreaming } from "../capabilities.js";
 import type { CoreDeps } from "../core-deps.js";
-import { clientError } from "../store-errors.js";
+import { clientError } from "../store-outage.js";
 import { isTerminal, stateName } from "../../protocol/index.js";
 import { follow, listen, logPager } from "../task-stream.js";
 

@@ -3,7 +3,7 @@
  * the raw pane shows it: what was sent, what came back, how long it took,
  * and for streams the SSE event ids or the gRPC status and trailers.
  */
-export interface Exchange {
+export interface RecordedExchange {
   /** Numbers the exchanges of one inspector call, so a later update finds its head. */
   readonly id: number;
   readonly method: string;
