@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-<<<<<<<< HEAD:test/bench/bracketed-rounds.test.ts
-import type { UnaryRow } from "../../bench/harness/results.js";
-import { spread } from "../../bench/harness/stats.js";
-import { bracketedShare, evaluateTargets } from "../../bench/harness/targets.js";
-import { alternatingSchedule, bracketedSchedule, withBaselines } from "../../bench/measures/bracketed-rounds.js";
-========
 import type { UnaryRow } from "../harness/results.js";
 import { spread } from "../harness/stats.js";
 import { bracketedShare, evaluateTargets } from "../harness/targets.js";
 import { alternatingSchedule, bracketedSchedule, withBaselines } from "../measures/bracketed-rounds.js";
->>>>>>>> issue-45a:bench/test/bracketed-rounds.test.ts
 
 /**
  * The bench's telemetry section (bench/measures/telemetry-cost.ts) compares

@@ -1,10 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-<<<<<<<< HEAD:test/bench/gc-trace.test.ts
-import { GcTrace } from "../../bench/harness/gc-trace.js";
-========
 import { GcTrace } from "../harness/gc-trace.js";
->>>>>>>> issue-45a:bench/test/gc-trace.test.ts
 
 /**
  * The bench's profile section tallies the hub's collections from what V8
