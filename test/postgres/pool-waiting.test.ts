@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { PostgresTaskStore } from "../src/store/index.js";
-import { clusterForTests, hasPostgres, noticePostgresSkip } from "./helpers/postgres-cluster.js";
+import { PostgresTaskStore } from "../../src/store/index.js";
+import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
 
 /**
  * `a2a_store_pool_waiting` reads the store's poolStats(): calls waiting
