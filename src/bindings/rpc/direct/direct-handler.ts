@@ -1,9 +1,7 @@
 import type { HttpRequest, HttpResponse } from "../../http/index.js";
-import { answerConnectUnary, connectUnaryRoutes, isDirectConnectUnary } from "./protocol-connect/unary-handler.js";
 import type { DirectRouteOptions } from "./direct-context.js";
-import { directGrpcProtocol, GrpcCall } from "./protocol-grpc/grpc-call.js";
-import { answerStream, STREAM_ROUTES, type DirectStreamRoute } from "./protocol-grpc/stream-handler.js";
-import { answerUnary, UNARY_ROUTES, type DirectUnaryRoute } from "./protocol-grpc/unary-handler.js";
+import { answerConnectUnary, connectUnaryRoutes, isDirectConnectUnary } from "./protocol-connect/index.js";
+import { answerStream, answerUnary, directGrpcProtocol, GrpcCall, STREAM_ROUTES, UNARY_ROUTES, type DirectStreamRoute, type DirectUnaryRoute } from "./protocol-grpc/index.js";
 
 const GRPC_ROUTES = new Map<string, DirectUnaryRoute | DirectStreamRoute>([...UNARY_ROUTES, ...STREAM_ROUTES]);
 

@@ -7,7 +7,7 @@ import { wireJson } from "../../../../protocol/index.js";
 import { toConnectError } from "../../call/index.js";
 import { joined, readRequestBody } from "../request-body.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "../direct-context.js";
-import type { DirectUnaryRoute } from "../protocol-grpc/unary-handler.js";
+import type { DirectUnaryRoute } from "../protocol-grpc/index.js";
 
 /** A unary RPC with its Connect codecs, as connect-node builds them (its read and write limits included). */
 export interface ConnectUnaryRoute {
