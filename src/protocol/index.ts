@@ -31,5 +31,3 @@ export * as dialectV03 from "./dialect-v03.js";
 export { V03_RPCS, V03Service, type V03Rpc } from "./v03-rpcs.js";
 export * as dialectV1 from "./dialect-v1.js";
 export type * from "./v03-types.js";
-/** Re-exported for the store, which still reads the codec through this door; new code imports ../codec/index.js. */
-export { MalformedProto, ProtoReader, ProtoWriter, WIRE } from "../codec/index.js";

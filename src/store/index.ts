@@ -14,7 +14,7 @@ export type {
   TaskPage,
   TaskQuery,
   TaskStore,
-  Maybe,
+  MaybePromise,
   TaskView,
 } from "./task-store.js";
 export type { Fleet, OrphanTask, TaskWake } from "./fleet.js";

@@ -1,4 +1,4 @@
-import type { Maybe, StoreScope } from "./task-store.js";
+import type { MaybePromise, StoreScope } from "./task-store.js";
 
 /**
  * The instants before which a scope's settled tasks have expired (epoch ms,
@@ -27,19 +27,19 @@ export interface StoragePart {
  */
 export interface TaskRetention {
   /** The scopes that hold tasks now. */
-  scopes(): Maybe<StoreScope[]>;
+  scopes(): MaybePromise<StoreScope[]>;
   /** Ids of at most `limit` tasks of the scope that have expired by `cutoffs`, oldest first. */
-  expired(scope: StoreScope, cutoffs: RetentionCutoffs, limit: number): Maybe<string[]>;
+  expired(scope: StoreScope, cutoffs: RetentionCutoffs, limit: number): MaybePromise<string[]>;
   /**
    * Deletes those of `ids` that are still expired by `cutoffs` and owe no
    * webhook; returns the ids deleted. In a fleet one replica deletes at a
    * time: another's call meanwhile deletes nothing and returns [].
    */
-  delete(scope: StoreScope, cutoffs: RetentionCutoffs, ids: readonly string[]): Maybe<string[]>;
+  delete(scope: StoreScope, cutoffs: RetentionCutoffs, ids: readonly string[]): MaybePromise<string[]>;
   /** Per tenant, the oldest last status time of its tasks (epoch ms). */
-  oldest(): Maybe<Array<{ tenant: string; statusMs: number }>>;
+  oldest(): MaybePromise<Array<{ tenant: string; statusMs: number }>>;
   /** What the database takes on disk, by part. */
-  size(): Maybe<StoragePart[]>;
+  size(): MaybePromise<StoragePart[]>;
   /** Gives up to `pages` free pages back to the file system; returns how many it gave (0: nothing to give, or not supported; -1: busy now, ask again later). */
-  reclaim(pages: number): Maybe<number>;
+  reclaim(pages: number): MaybePromise<number>;
 }

@@ -129,7 +129,7 @@ export interface ArtifactChange {
  * reads with promises. Core awaits every read, which costs the synchronous
  * store one microtask and lets both stand behind one contract.
  */
-export type Maybe<T> = T | Promise<T>;
+export type MaybePromise<T> = T | Promise<T>;
 
 /**
  * Durable storage of tasks, their history, artifacts, event log and push
@@ -151,12 +151,12 @@ export type Maybe<T> = T | Promise<T>;
 export interface TaskStore {
   /** Stores a new task and logs `event` as its first event; returns its seq. */
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number;
-  getHead(scope: StoreScope, taskId: string): Maybe<TaskHead | undefined>;
-  getTask(scope: StoreScope, taskId: string, view?: TaskView): Maybe<Task | undefined>;
+  getHead(scope: StoreScope, taskId: string): MaybePromise<TaskHead | undefined>;
+  getTask(scope: StoreScope, taskId: string, view?: TaskView): MaybePromise<Task | undefined>;
   /** The same Task in protobuf binary, for a store that holds its bytes: what a gRPC answer carries, never decoded (core/wire-answer.ts). */
-  getTaskWire?(scope: StoreScope, taskId: string, view?: TaskView): Maybe<Uint8Array | undefined>;
+  getTaskWire?(scope: StoreScope, taskId: string, view?: TaskView): MaybePromise<Uint8Array | undefined>;
   /** A task snapshot and the seq it reflects, read together. */
-  snapshot(scope: StoreScope, taskId: string, view?: TaskView): Maybe<{ task: Task; seq: number } | undefined>;
+  snapshot(scope: StoreScope, taskId: string, view?: TaskView): MaybePromise<{ task: Task; seq: number } | undefined>;
   /** Adds a message to the history without logging an event. */
   appendHistory(scope: StoreScope, taskId: string, message: Message): void;
   /** Sets the status (its message joins the history) and logs the event; returns its seq. */
@@ -166,37 +166,37 @@ export interface TaskStore {
   /** Whether an artifact is sealed by a lastChunk; undefined when the task has no such artifact. */
   artifactSealed(scope: StoreScope, taskId: string, artifactId: string): boolean | undefined;
   /** Logged events with seq > afterSeq, in order; at most `limit` of them when given. */
-  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): Maybe<LoggedEvent[]>;
-  listTasks(scope: StoreScope, query: TaskQuery): Maybe<TaskPage>;
+  eventsAfter(scope: StoreScope, taskId: string, afterSeq: number, limit?: number): MaybePromise<LoggedEvent[]>;
+  listTasks(scope: StoreScope, query: TaskQuery): MaybePromise<TaskPage>;
   /** Records the outcome of a client message; the first record of a key wins. */
   rememberSent(scope: StoreScope, sent: SentMessage): void;
   /** The recorded outcome of the send with this key, if any. */
-  findSent(scope: StoreScope, key: SendKey): Maybe<SentMessage | undefined>;
+  findSent(scope: StoreScope, key: SendKey): MaybePromise<SentMessage | undefined>;
   /** Tasks left SUBMITTED or WORKING by a previous process, across every scope. */
-  inFlight(): Maybe<Array<{ scope: StoreScope; taskId: string; contextId: string }>>;
+  inFlight(): MaybePromise<Array<{ scope: StoreScope; taskId: string; contextId: string }>>;
 
   /** Stores a config; `version` is the A2A version it was created under (default "1.0"). */
   putPushConfig(scope: StoreScope, config: TaskPushNotificationConfig, version?: string): void;
-  getPushConfig(scope: StoreScope, taskId: string, id: string): Maybe<TaskPushNotificationConfig | undefined>;
-  listPushConfigs(scope: StoreScope, taskId: string): Maybe<TaskPushNotificationConfig[]>;
-  countPushConfigs(scope: StoreScope, taskId: string): Maybe<number>;
+  getPushConfig(scope: StoreScope, taskId: string, id: string): MaybePromise<TaskPushNotificationConfig | undefined>;
+  listPushConfigs(scope: StoreScope, taskId: string): MaybePromise<TaskPushNotificationConfig[]>;
+  countPushConfigs(scope: StoreScope, taskId: string): MaybePromise<number>;
   /** Removes one config; true when a row was deleted. */
-  deletePushConfig(scope: StoreScope, taskId: string, id: string): Maybe<boolean>;
+  deletePushConfig(scope: StoreScope, taskId: string, id: string): MaybePromise<boolean>;
 
   /**
    * Deliveries due at `nowMs`, oldest first, at most one per (task, config):
    * a later event waits until every earlier one to the same config is
    * delivered or dead, so webhooks see events in order.
    */
-  dueDeliveries(nowMs: number, limit: number): Maybe<PushDelivery[]>;
+  dueDeliveries(nowMs: number, limit: number): MaybePromise<PushDelivery[]>;
   /** When the earliest pending delivery falls due, or undefined when none is pending. */
-  nextDeliveryAt(): Maybe<number | undefined>;
+  nextDeliveryAt(): MaybePromise<number | undefined>;
   /** A delivery succeeded: its row is removed. */
-  deliverySucceeded(id: number): Maybe<void>;
+  deliverySucceeded(id: number): MaybePromise<void>;
   /** A delivery failed: retried at `retryAtMs`, or dead when undefined. */
-  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): Maybe<void>;
+  deliveryFailed(id: number, retryAtMs: number | undefined, error: string): MaybePromise<void>;
   /** One entry per push config of the task, in list order: its outbox and delivery record. */
-  pushDeliveryState?(scope: StoreScope, taskId: string): Maybe<PushDeliveryState[]>;
+  pushDeliveryState?(scope: StoreScope, taskId: string): MaybePromise<PushDeliveryState[]>;
   /** Called after a transaction added deliveries to the outbox. */
   onOutbox?: () => void;
 
@@ -207,13 +207,13 @@ export interface TaskStore {
    */
   beginBatch(): void;
   /** Resolves (or returns) once the unit is durable; rejects (or throws) when it was not stored. At most one commit is in flight: beginBatch() may open the next unit meanwhile. */
-  commitBatch(): Maybe<void>;
+  commitBatch(): MaybePromise<void>;
   rollbackBatch(): void;
 
-  close(): Maybe<void>;
+  close(): MaybePromise<void>;
 
   /** Outbox rows not yet delivered nor dead, and the earliest due time among those due by nowMs (for metrics). */
-  outboxStats?(nowMs: number): Maybe<OutboxStats>;
+  outboxStats?(nowMs: number): MaybePromise<OutboxStats>;
   /** What replicas on the same database share; absent for a store only one process uses (SQLite). */
   readonly fleet?: Fleet;
 
@@ -221,7 +221,7 @@ export interface TaskStore {
   poolStats?(): { readonly total: number; readonly idle: number; readonly waiting: number };
 
   /** Throws when the store cannot answer a query now (readiness). */
-  ping?(): Maybe<void>;
+  ping?(): MaybePromise<void>;
 
   /** Deleting tasks that have outlived their retention (lifecycle/retention-sweep.ts). */
   readonly retention?: TaskRetention;

@@ -1,5 +1,5 @@
 import { create, ScalarType, toBinary, type DescField, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { ProtoWriter, WIRE } from "../../protocol/index.js";
+import { ProtoWriter, WIRE } from "../../codec/index.js";
 
 /**
  * protobuf binary of a message, the same to the byte as toBinary, written

@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ArtifactSchema, TaskSchema } from "../../../gen/a2a/v1/a2a_pb.js";
-import { ProtoWriter } from "../../protocol/index.js";
+import { ProtoWriter } from "../../codec/index.js";
 import { fieldNo } from "./field-numbers.js";
 import { decodeMetadata } from "./row-codecs.js";
 import { placeOf } from "./wire-scan.js";

@@ -8,7 +8,7 @@
  * returns. It reads bytes toBinary just wrote, so a malformed message is
  * a bug and throws.
  */
-import { MalformedProto, ProtoReader, WIRE } from "../../protocol/index.js";
+import { MalformedProto, ProtoReader, WIRE } from "../../codec/index.js";
 
 /** Where one field's value lies; reused from field to field. */
 class Cursor {
