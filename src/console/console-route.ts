@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { HTTP_FAILURES, httpFailureBody, nothingServedAt, sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { consoleBundle } from "./console-bundle.js";
 import { createInspectRoute, INSPECT_CALL_PATH, INSPECT_CARD_PATH, type InspectOptions } from "./inspect-route.js";
 
@@ -65,7 +65,7 @@ export function createConsoleRoute(options: ConsoleOptions): ConsoleRoute {
   return async (req, res, path) => {
     if (path === INSPECT_CARD_PATH || path === INSPECT_CALL_PATH) return options.authorize(req, res) ? inspect(req, res, path) : undefined;
     if (req.method !== "GET" && req.method !== "HEAD") {
-      return sendJson(res, 405, { error: { code: 405, status: "METHOD_NOT_ALLOWED", message: `${req.method} is not served under ${CONSOLE_PATH}` } }, { allow: "GET, HEAD" });
+      return sendJson(res, HTTP_FAILURES.methodNotAllowed.httpStatus, httpFailureBody("methodNotAllowed", `${req.method} is not served under ${CONSOLE_PATH}`), { allow: "GET, HEAD" });
     }
     if (path === FAVICON_PATH) return send(req, res, 200, "image/svg+xml", FAVICON, { "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" });
     const sub = path.slice(CONSOLE_PATH.length);
@@ -86,7 +86,7 @@ export function createConsoleRoute(options: ConsoleOptions): ConsoleRoute {
       style ??= readFile(STYLE_FILE, "utf8");
       return send(req, res, 200, "text/css; charset=utf-8", await style, { "cache-control": "no-cache", "x-content-type-options": "nosniff" });
     }
-    sendJson(res, 404, { error: { code: 404, status: "NOT_FOUND", message: `nothing is served at ${req.method} ${path}` } });
+    sendJson(res, HTTP_FAILURES.notFound.httpStatus, httpFailureBody("notFound", nothingServedAt(req.method, path)));
   };
 }
 

@@ -11,7 +11,7 @@ import {
   TaskSchema,
   type AgentCard,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { readBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
+import { HTTP_FAILURES, httpFailureBody, readBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { A2AClient, bindingOf, cardUrlsOf, cardVerifier, grpcBaseUrl, parseAgentCard, type BindingName } from "../client/index.js";
 import { guardedLookup, pushUrlRefusal, type AddressPolicy } from "../push/index.js";
 import type { RecordedExchange } from "./recorded-exchange.js";
@@ -62,7 +62,7 @@ export function createInspectRoute(options: InspectOptions): (req: HttpRequest, 
   const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 15_000;
   return async (req, res, path) => {
-    if (req.method !== "POST") return sendJson(res, 405, { error: { code: 405, status: "METHOD_NOT_ALLOWED", message: `${path} takes POST` } }, { allow: "POST" });
+    if (req.method !== "POST") return sendJson(res, HTTP_FAILURES.methodNotAllowed.httpStatus, httpFailureBody("methodNotAllowed", `${path} takes POST`), { allow: "POST" });
     let body: InspectRequest;
     try {
       body = JSON.parse((await readBody(req, MAX_REQUEST_BYTES)).toString("utf8")) as InspectRequest;
