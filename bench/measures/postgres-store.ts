@@ -1,12 +1,15 @@
 /**
- * The hub on PostgreSQL: unary JSON-RPC SendMessage on one hub
- * with SQLite (this run's baseline), one hub on PostgreSQL, and two hubs
- * (replicas of one fleet) on the same database behind a round-robin client,
- * each at 32 connections with every answer checked. Besides req/s and
- * latency, the CPU each request costs in the hubs and in the database,
- * which is what limits a fleet on two cores.
+ * The hub on PostgreSQL: unary JSON-RPC SendMessage on one hub with SQLite
+ * (this run's baseline), one hub on PostgreSQL, and two hubs (replicas of
+ * one fleet) on the same database behind a round-robin client, each at 32
+ * connections with every answer checked. Besides req/s and latency, the
+ * CPU each request costs in the hubs and in the database, which is what
+ * limits a fleet on two cores; pgbench on the same cluster in the same run
+ * as the database's own ceiling; and, from one more loaded replica, the
+ * database's top statements and the hub's top frames. The section also
+ * rewrites bench/results-postgres.md (postgres-report.ts).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { a2aClient, countTasks, sampleSendMessage } from "../harness/a2a-clients.js";
 import type { BenchContext } from "../harness/bench-context.js";
@@ -17,6 +20,9 @@ import { JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson } from "../h
 import type { PostgresResult, PostgresRow } from "../harness/results.js";
 import { startHubChild, type ServerUnderTest } from "../harness/servers-under-test.js";
 import { spread } from "../harness/stats.js";
+import { topSelfFrames } from "../harness/cpu-profile.js";
+import { enableStatementStats, measurePgbench, statementCosts, type PgbenchFigure, type StatementCost } from "./postgres-insight.js";
+import { writePostgresResults, type PostgresInsight } from "./postgres-report.js";
 
 const CONNECTIONS = 32;
 
@@ -64,12 +70,28 @@ const SETUPS: readonly Setup[] = [
 
 export async function measurePostgres(ctx: BenchContext): Promise<PostgresResult> {
   const result: PostgresResult = { status: "ok", rows: [] };
+  const insight: PostgresInsight = { pgbench: [], statements: [], frames: [] };
   let cluster: PostgresCluster | undefined;
   try {
     cluster = await PostgresCluster.start();
+    await enableStatementStats(cluster);
     const postmaster = cluster.serverPid;
     if (postmaster === undefined) throw new Error("the bench needs its own cluster (not A2A_HUB_TEST_PG_URL) to measure the database's CPU");
-    for (const setup of SETUPS) result.rows.push(await measureSetup(ctx, setup, await cluster.createDatabase(), () => databaseCpuSeconds(postmaster)));
+    const dbCpu = () => databaseCpuSeconds(postmaster);
+    for (const setup of SETUPS) result.rows.push(await measureSetup(ctx, setup, await cluster.createDatabase(), dbCpu));
+    try {
+      insight.pgbench = await measurePgbench(cluster, ctx.pinning, ctx.freshDir("pgbench"), CONNECTIONS, ctx.options.runs * ctx.options.durationSec, dbCpu);
+      for (const b of insight.pgbench) result.rows.push(pgbenchRow(b));
+    } catch (e) {
+      insight.pgbenchNote = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+      ctx.log(`pgbench failed: ${insight.pgbenchNote}`);
+    }
+    try {
+      Object.assign(insight, await profileReplica(ctx, cluster, await cluster.createDatabase()));
+    } catch (e) {
+      insight.profileNote = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+      ctx.log(`postgres profile failed: ${insight.profileNote}`);
+    }
   } catch (e) {
     result.status = "failed";
     result.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
@@ -77,7 +99,63 @@ export async function measurePostgres(ctx: BenchContext): Promise<PostgresResult
   } finally {
     await cluster?.stop();
   }
+  if (result.status === "ok") writePostgresResults("bench/results-postgres.md", ctx.options, result, insight);
   return result;
+}
+
+function pgbenchRow(b: PgbenchFigure): PostgresRow {
+  const one = (x: number) => spread([x]);
+  return { id: b.id, label: b.label, status: "ok", replicas: 0, rps: one(b.tps), errors: 0, dbCpuUsPerCall: one(b.dbCpuUsPerTx), dbCores: one(b.dbCores) };
+}
+
+/**
+ * One more replica, under --cpu-prof, loaded as the rows are while every
+ * statement (nested ones too) is tracked: the top statements per call and
+ * the hub's top frames. Apart from the rows, whose CPU figures neither
+ * the profiler nor the tracking may inflate.
+ */
+async function profileReplica(ctx: BenchContext, cluster: PostgresCluster, dbUrl: string): Promise<{ statements: StatementCost[]; frames: PostgresInsight["frames"]; profileCalls: number }> {
+  const profDir = ctx.freshDir("pg-profile");
+  mkdirSync(profDir, { recursive: true });
+  const hub = await startHubChild(ctx.pinning, ctx.freshDir("pg-hub-profiled"), { env: { A2A_HUB_STORE: dbUrl }, cpuProfDir: profDir });
+  let window: { fromUs: number; toUs: number } = { fromUs: NaN, toUs: NaN };
+  let calls = 0;
+  try {
+    await sampleSendMessage(a2aClient(hub.url), 3);
+    const clockUs = () => Number(process.hrtime.bigint() / 1000n);
+    const statements = await statementCosts(cluster, dbUrl, async () => {
+      const r = await runLoader<{ error?: string; runs: TimedRun[] }>(
+        "bench/loaders/autocannon-loader.ts",
+        {
+          url: hub.url,
+          headers: JSON_HEADERS,
+          body: jsonRpcBody("SendMessage", sendMessageJson(undefined, PER_REQUEST_ID)),
+          check: "jsonrpc-task",
+          connections: CONNECTIONS,
+          warmupSec: 0,
+          durationSec: ctx.options.profileSec,
+          runs: 1,
+        },
+        ctx.pinning,
+        ctx.options.profileSec * 1000 + 60_000,
+        (child) =>
+          child.onLine((line) => {
+            if (line.startsWith("MARK start")) window = { fromUs: clockUs(), toUs: NaN };
+            if (line.startsWith("MARK end")) window = { ...window, toUs: clockUs() };
+          }),
+      );
+      if (r.error) throw new Error(`autocannon loader: ${r.error}`);
+      calls = r.runs.reduce((a, x) => a + x.requests, 0);
+      return calls;
+    });
+    await hub.child.stop("SIGINT", 30_000);
+    const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+    if (!file) throw new Error("the profiled hub wrote no .cpuprofile");
+    const top = topSelfFrames(`${profDir}/${file}`, 15, Number.isFinite(window.toUs) ? window : undefined);
+    return { statements, frames: top.frames, profileCalls: calls };
+  } finally {
+    await hub.child.stop();
+  }
 }
 
 async function measureSetup(ctx: BenchContext, setup: Setup, dbUrl: string, databaseCpuSeconds: () => number): Promise<PostgresRow> {

@@ -4,4 +4,4 @@ export { MIGRATION_LOCK_KEY, migrate, type MigrationOutcome } from "./migrate.js
 export { checkPostgresUrl, createPool, type PostgresStoreOptions } from "./pool.js";
 export { openPostgres, type PostgresDatabase } from "./connection.js";
 export { PostgresTaskStore, type PostgresTaskStoreOptions } from "./postgres-task-store.js";
-export { StoreFenceError } from "./store-errors.js";
+export { StoreFenceError } from "./driver-errors.js";

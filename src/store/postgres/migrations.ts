@@ -1,5 +1,6 @@
-import { APPLY_UNIT_SQL } from "./apply-unit-sql.js";
-import { RETENTION_SQL } from "./retention-sql.js";
+import { UNIT_FUNCTION_SQL } from "./migration-2-unit-function.js";
+import { RETENTION_SQL } from "./migration-3-retention.js";
+import { UNIT_STATEMENT_SQL } from "./migration-4-unit-statement.js";
 
 /**
  * Forward-only schema migrations of the PostgreSQL store; entry i takes the
@@ -12,10 +13,13 @@ import { RETENTION_SQL } from "./retention-sql.js";
  * Children hang off the task's `pk`, found through (tenant, agent, id), so
  * no query can cross a tenant boundary.
  *
- * Version 2 adds the function a unit of work is applied by, in one round
- * trip (apply-unit-sql.ts).
+ * Version 2 adds the function a unit of work was applied by, in one round
+ * trip (migration-2-unit-function.ts), and what a fleet shares.
  *
- * Version 3 adds what retention deletes by (retention-sql.ts).
+ * Version 3 adds what retention deletes by (migration-3-retention.ts).
+ *
+ * Version 4 replaces version 2's function and the counters' triggers by
+ * one prepared statement per unit (migration-4-unit-statement.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -171,6 +175,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_pk, config_id)
   );
   `,
-  APPLY_UNIT_SQL,
+  UNIT_FUNCTION_SQL,
   RETENTION_SQL,
+  UNIT_STATEMENT_SQL,
 ];

@@ -16,6 +16,9 @@ export interface PostgresStoreOptions {
 
 const INT8_OID = 20;
 
+/** Connections one hub keeps to the database at most, unless told otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /**
  * bigint columns (epoch milliseconds, row keys, counts) come back as numbers,
  * not the driver's default strings: every value the store keeps is far below
@@ -49,7 +52,7 @@ export function checkPostgresUrl(url: string): URL {
 /** A connection pool to the store's database; queries through it take parameters only. */
 export function createPool(options: PostgresStoreOptions): pg.Pool {
   checkPostgresUrl(options.url);
-  const poolSize = options.poolSize ?? 10;
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error(`poolSize must be a whole number of connections >= 1, not ${poolSize}`);
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -64,5 +67,12 @@ export function createPool(options: PostgresStoreOptions): pg.Pool {
   // an uncaught exception that ends the process; the pool drops that client
   // and the next checkout opens a new one.
   pool.on("error", (error) => options.onIdleError?.(error));
+  // Every statement of the store is a keyed lookup or a write through an index. A statement is
+  // planned once per connection (statement-names.ts), often while its tables are still nearly
+  // empty, when a sequential scan looks cheapest; that plan then stays as the tables grow (until
+  // an autovacuum analyze happens to invalidate it), and a read of one task scanned every artifact.
+  pool.on("connect", (client) => {
+    client.query("SET enable_seqscan = off").catch(() => undefined);
+  });
   return pool;
 }

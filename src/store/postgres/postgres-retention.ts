@@ -20,7 +20,7 @@ const SIZES = `SELECT c.relname AS part, pg_total_relation_size(c.oid) AS bytes 
 
 /**
  * Retention on PostgreSQL: expired tasks found with one query per scope and
- * deleted by `a2a_delete_expired` (retention-sql.ts), one replica at a time.
+ * deleted by `a2a_delete_expired` (migration-3-retention.ts), one replica at a time.
  * Space freed by deletes is reused by PostgreSQL's autovacuum; the size
  * metric shows each table with its indexes and TOAST.
  */

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { MessageSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskState, type Message, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskStatus } from "../../../gen/a2a/v1/a2a_pb.js";
-import { decode } from "../encoding/index.js";
+import { decode, taskWire } from "../encoding/index.js";
 import type {
   ArtifactChange,
   LoggedEvent,
@@ -22,14 +22,16 @@ import type { OrphanTask } from "../fleet.js";
 import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
 import { PendingUnit } from "./pending-unit.js";
 import { statementName } from "./statement-names.js";
-import type { PostgresStoreOptions } from "./pool.js";
+import { DEFAULT_POOL_SIZE, type PostgresStoreOptions } from "./pool.js";
 import { PostgresPushOutbox } from "./push-outbox.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
-import { conflictRolledBack, StoreFenceError, storeError } from "./store-errors.js";
+import { conflictRolledBack, StoreFenceError, storeError } from "./driver-errors.js";
 import { TaskCache, type CachedTask } from "./task-cache.js";
 import { PostgresRetention } from "./postgres-retention.js";
 import { listStatement, pageOf } from "./task-list.js";
-import { historyLimit, seenOf, taskColumns, taskOf, type LoadedRow } from "./task-loader.js";
+import { historyLimit, seenOf, taskOf, taskPieces, type LoadedRow } from "./task-loader.js";
+import { COUNT_CONFIGS, DELETE_CONFIG, EVENTS_AFTER, FIND_SENT, GET_CONFIG, HEAD_BY_KEY, IN_FLIGHT, LIST_CONFIGS, SWEEP, TASK_BY_KEY } from "./task-statements.js";
+import { UNIT_SQL } from "./unit-statement.js";
 
 /** Options of the PostgreSQL store. */
 export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
@@ -43,39 +45,6 @@ export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
   readonly fleet?: PgFleetOptions | false;
 }
 
-const TASK_BY_KEY = (withArtifacts: boolean) => `SELECT ${taskColumns("t", "$4", withArtifacts)} FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
-// With whether another replica, holding a live lease, runs the task now ($4: this replica, or NULL alone).
-const HEAD_BY_KEY = `SELECT ${taskColumns("t", "0", false)},
-    (t.owner IS DISTINCT FROM $4::text AND EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())) AS elsewhere
-  FROM tasks t WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
-const IN_FLIGHT = `SELECT ${taskColumns("t", "0", false)} FROM tasks t WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})`;
-const EVENTS_AFTER = `SELECT e.seq, e.event FROM events e JOIN tasks t ON t.pk = e.task_pk
-  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND e.seq > $4 ORDER BY e.seq LIMIT $5::integer`;
-const FIND_SENT = {
-  messageId: `SELECT fingerprint, task_id, reply FROM sent_messages WHERE tenant = $1 AND agent = $2 AND message_id = $3`,
-  idempotencyKey: `SELECT fingerprint, task_id, reply FROM idempotency_keys WHERE tenant = $1 AND agent = $2 AND idem_key = $3`,
-};
-const CONFIGS_OF = `SELECT c.config FROM push_configs c JOIN tasks t ON t.pk = c.task_pk WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
-const GET_CONFIG = `${CONFIGS_OF} AND c.id = $4`;
-const LIST_CONFIGS = `${CONFIGS_OF} ORDER BY c.created_ms, c.id`;
-const COUNT_CONFIGS = `SELECT COUNT(*) AS n FROM push_configs c JOIN tasks t ON t.pk = c.task_pk WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3`;
-// Deleting a config stops its future deliveries and leaves no rows behind: one statement, one transaction.
-const DELETE_CONFIG = `WITH task AS (SELECT pk FROM tasks WHERE tenant = $1 AND agent = $2 AND id = $3),
-    owed AS (DELETE FROM push_outbox WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4),
-    logged AS (DELETE FROM push_delivery_log WHERE task_pk IN (SELECT pk FROM task) AND config_id = $4)
-  DELETE FROM push_configs WHERE task_pk IN (SELECT pk FROM task) AND id = $4 RETURNING 1 AS gone`;
-// Owners and wake-ups for the fleet come with the unit, in its transaction (apply-unit-sql.ts).
-const APPLY_UNIT = `SELECT a2a_apply_unit($1::jsonb, $2::bytea[], $3::bigint, $4::integer, $5::text) AS pushed`;
-// Tasks in flight whose owner holds no live lease, claimed by one sweeper each (SKIP LOCKED) and
-// held under its lease until it has failed them (if that write does not commit, the sweeper's lost
-// writes are settled as any run's: core reads the task again and fails it).
-const SWEEP = `WITH orphans AS (
-    SELECT t.pk FROM tasks t
-    WHERE t.state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})
-      AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
-    ORDER BY t.pk LIMIT $2::integer FOR UPDATE SKIP LOCKED)
-  UPDATE tasks t SET owner = $1 FROM orphans o WHERE t.pk = o.pk
-  RETURNING ${taskColumns("t", "0", false)}`;
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;
 /** Times a unit is sent when the server keeps rolling it back to break a conflict (a deadlock between replicas). */
@@ -205,10 +174,10 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Sends the unit, again when the server rolled it back to break a conflict with another replica's. */
   private async applyUnit(unit: PendingUnit): Promise<boolean> {
-    const values = [JSON.stringify(unit.ops), unit.blobs, Date.now(), this.maxHistory, this.replica];
+    const values = unit.values(Date.now(), this.maxHistory, this.replica);
     for (let attempt = 1; ; attempt++) {
       try {
-        const rows = (await this.pool.query<{ pushed: boolean }>({ name: statementName(APPLY_UNIT), text: APPLY_UNIT, values })).rows;
+        const rows = (await this.pool.query<{ pushed: boolean }>({ name: statementName(UNIT_SQL), text: UNIT_SQL, values })).rows;
         return rows[0]?.pushed === true;
       } catch (e) {
         if (attempt >= UNIT_ATTEMPTS || !conflictRolledBack(e)) throw e;
@@ -330,6 +299,11 @@ export class PostgresTaskStore implements TaskStore {
     return row && taskOf(row);
   }
 
+  async getTaskWire(scope: StoreScope, taskId: string, view?: TaskView): Promise<Uint8Array | undefined> {
+    const row = await this.load(scope, taskId, view);
+    return row && taskWire(taskPieces(row));
+  }
+
   async snapshot(scope: StoreScope, taskId: string, view?: TaskView): Promise<{ task: Task; seq: number } | undefined> {
     // One statement: the task and the seq it reflects come from one snapshot.
     const row = await this.load(scope, taskId, view);
@@ -421,8 +395,15 @@ export class PostgresTaskStore implements TaskStore {
     return this.outbox.stats(nowMs);
   }
 
+  /**
+   * Calls wait for the pool only once every connection it may open is open:
+   * before that, a call queued is one a connection is being opened for (as
+   * the scrape's own outbox query is on an idle replica whose connections
+   * timed out), which waits for the server, not for the pool.
+   */
   poolStats(): { total: number; idle: number; waiting: number } {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+    const full = this.pool.totalCount >= (this.options.poolSize ?? DEFAULT_POOL_SIZE);
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: full ? this.pool.waitingCount : 0 };
   }
 
   async ping(): Promise<void> {

@@ -1,4 +1,5 @@
-import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { isInFlight } from "../task-states.js";
 import type { StoreScope } from "../task-store.js";
 
 /** What the store knows of a task in this process: enough to answer a write without a round trip. */
@@ -25,17 +26,13 @@ export function cacheKey(scope: StoreScope, taskId: string): string {
   return `${scope.tenant}\u0000${scope.agentId}\u0000${taskId}`;
 }
 
-/** A task whose run may still be going in this process: evicting it would strand the run's next write. */
-function mayBeRunning(state: TaskState): boolean {
-  return state === TaskState.SUBMITTED || state === TaskState.WORKING;
-}
 
 /**
  * The per-task cache the PostgreSQL store predicts seqs from (writes
  * return their seq at once and the database fences on it) and answers
  * `artifactSealed` from. Filled by createTask and by every read of a task;
  * bounded, least recently used first, but an entry is never evicted while a
- * unit holds writes to it, nor while its task may still be running here
+ * unit holds writes to it, nor while its task may still be running here (in flight: a run's next write would be stranded)
  * (core reads a task before it writes it, and a run keeps writing).
  *
  * A read that returns after a commit settled may be older than the entry;
@@ -150,7 +147,7 @@ export class TaskCache {
     if (this.entries.size <= this.maxEntries) return;
     for (const [key, e] of this.entries) {
       if (this.entries.size <= this.maxEntries) return;
-      if (e.pins === 0 && !mayBeRunning(e.state)) this.entries.delete(key);
+      if (e.pins === 0 && !isInFlight(e.state)) this.entries.delete(key);
     }
   }
 }

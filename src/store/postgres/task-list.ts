@@ -36,8 +36,8 @@ export function listStatement(scope: StoreScope, q: TaskQuery): Statement {
       : `SELECT COUNT(*) FROM tasks t WHERE ${filter}`;
   let cursor = "";
   if (q.after) {
-    const ms = param(q.after.statusMs);
-    cursor = ` AND (t.status_ms < ${ms}::bigint OR (t.status_ms = ${ms}::bigint AND t.touch < ${param(q.after.touch)}::bigint))`;
+    // A row comparison: the index's own order, so a deep page starts where the cursor points instead of filtering from the top.
+    cursor = ` AND (t.status_ms, t.touch) < (${param(q.after.statusMs)}::bigint, ${param(q.after.touch)}::bigint)`;
   }
   const history = param(historyLimit(q));
   const limit = param(q.limit + 1);

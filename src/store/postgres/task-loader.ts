@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, TaskStatusSchema, type Task, type TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
-import { decode, decodeMetadata } from "../encoding/index.js";
+import { decode, decodeMetadata, type TaskPieces } from "../encoding/index.js";
 import type { TaskView } from "../task-store.js";
 
 /** A task row with its children gathered into arrays, as one statement reads it (`taskColumns`). */
@@ -84,6 +84,21 @@ export function taskOf(row: LoadedRow): Task {
     });
   }
   return task;
+}
+
+/** The stored bytes of a row `taskColumns` read, for the Task's wire form without decoding it (encoding/task-wire.ts). */
+export function taskPieces(row: LoadedRow): TaskPieces {
+  let artifacts: TaskPieces["artifacts"];
+  if (row.artifact_heads && row.artifact_parts) {
+    const parts = row.parts ?? [];
+    let next = 0;
+    artifacts = row.artifact_heads.map((head, i) => {
+      const count = row.artifact_parts![i]!;
+      next += count;
+      return { head, parts: parts.slice(next - count, next) };
+    });
+  }
+  return { id: row.id, contextId: row.context_id, status: row.status, artifacts, history: row.history ?? undefined, metadata: row.metadata };
 }
 
 /** What the store's cache keeps of a row: its seq, state and which artifacts are sealed. */

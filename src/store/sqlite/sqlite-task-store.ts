@@ -1,14 +1,6 @@
 import type Database from "better-sqlite3";
 import { toBinary } from "@bufbuild/protobuf";
-import {
-  MessageSchema,
-  TaskSchema,
-  type Message,
-  type StreamResponse,
-  type Task,
-  type TaskPushNotificationConfig,
-  type TaskStatus,
-} from "../../../gen/a2a/v1/a2a_pb.js";
+import { MessageSchema, TaskSchema, type Message, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskStatus } from "../../../gen/a2a/v1/a2a_pb.js";
 import type {
   ArtifactChange,
   LoggedEvent,
@@ -32,6 +24,7 @@ import { artifactRows, creationRows, statusRows } from "../encoding/index.js";
 import type { HeldChildren } from "./held-children.js";
 import { TaskHistory } from "./history.js";
 import { PushConfigs } from "./push-configs.js";
+import { PushDeliveries } from "./push-deliveries.js";
 import { PushDeliveryLog } from "./push-delivery-log.js";
 import { PushOutbox } from "./push-outbox.js";
 import { decode, encodeMetadata, statusMs, taskWire } from "../encoding/index.js";
@@ -66,6 +59,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly pushConfigs: PushConfigs;
   private readonly outbox: PushOutbox;
   private readonly deliveryLog: PushDeliveryLog;
+  private readonly deliveries: PushDeliveries;
   private readonly list: TaskList;
   /** Prepared on first use: only a hub that serves readiness asks. */
   private pingStmt: Database.Statement<[], unknown> | undefined;
@@ -99,6 +93,7 @@ export class SqliteTaskStore implements TaskStore {
     });
     this.deliveryLog = new PushDeliveryLog(this.db);
     this.tx = this.db.transaction((body: () => unknown) => body());
+    this.deliveries = new PushDeliveries({ tx: this.tx, outbox: this.outbox, log: this.deliveryLog, configs: this.pushConfigs, rows: this.rows, flush: () => this.records.flush() });
     this.unit = { begin: this.db.prepare("BEGIN IMMEDIATE"), commit: this.db.prepare("COMMIT"), rollback: this.db.prepare("ROLLBACK") };
     this.list = new TaskList(this.db, {
       load: (row, view) => this.load(sourceOf(row), view),
@@ -387,9 +382,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   dueDeliveries(nowMs: number, limit: number): PushDelivery[] {
-    // Deliveries name their task through its row.
-    this.records.flush();
-    return this.outbox.due(nowMs, limit);
+    return this.deliveries.due(nowMs, limit);
   }
 
   nextDeliveryAt(): number | undefined {
@@ -397,27 +390,15 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   deliverySucceeded(id: number): void {
-    // The log counts the delivery in the transaction that deletes its outbox row.
-    this.tx.immediate(() => {
-      this.deliveryLog.succeeded(id, Date.now());
-      this.outbox.succeeded(id);
-    });
+    this.deliveries.succeeded(id);
   }
 
   deliveryFailed(id: number, retryAtMs: number | undefined, error: string): void {
-    this.tx.immediate(() => {
-      this.deliveryLog.failed(id, Date.now(), error.slice(0, 1000));
-      this.outbox.failed(id, retryAtMs, error);
-    });
+    this.deliveries.failed(id, retryAtMs, error);
   }
 
   pushDeliveryState(scope: StoreScope, taskId: string): PushDeliveryState[] {
-    const r = this.rows.byKey(scope, taskId);
-    if (!r) return [];
-    return this.tx.deferred((): PushDeliveryState[] => {
-      const state = this.deliveryLog.read(r.pk);
-      return this.pushConfigs.list(r.pk).map((c) => ({ pending: 0, dead: 0, delivered: 0, ...state.get(c.id), configId: c.id, url: c.url }));
-    }) as PushDeliveryState[];
+    return this.deliveries.state(scope, taskId);
   }
 
   outboxStats(nowMs: number): OutboxStats {

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { IN_FLIGHT_SQL } from "../task-states.js";
 import type { StoreScope } from "../task-store.js";
 import { expectRow } from "../encoding/index.js";
 
@@ -118,7 +119,7 @@ export class TaskRows {
     );
     // Without the status columns: their three indexes and the state counters are left alone.
     this.updateCountersStmt = db.prepare(`UPDATE tasks SET last_seq = ?, history_count = ?, artifact_count = ? WHERE pk = ?`);
-    this.inFlightStmt = db.prepare(`SELECT tenant, agent, id, context_id FROM tasks WHERE state IN (${TaskState.SUBMITTED}, ${TaskState.WORKING})`);
+    this.inFlightStmt = db.prepare(`SELECT tenant, agent, id, context_id FROM tasks WHERE state IN (${IN_FLIGHT_SQL})`);
     this.maxTouchStmt = db.prepare(`SELECT COALESCE(MAX(touch), 0) AS t FROM tasks`);
     this.maxPkStmt = db.prepare(`SELECT COALESCE(MAX(pk), 0) AS pk FROM tasks`);
   }

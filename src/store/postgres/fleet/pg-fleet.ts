@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { Fleet, OrphanTask, TaskWake } from "../../fleet.js";
 import type { StoreScope } from "../../task-store.js";
-import { storeError } from "../store-errors.js";
+import { IN_FLIGHT_SQL } from "../../task-states.js";
+import { storeError } from "../driver-errors.js";
 import { NotificationListener } from "./notification-listener.js";
 import { ReplicaLease } from "./replica-lease.js";
 
@@ -18,7 +19,7 @@ const CANCELS = "a2a_cancel";
 const REQUEST_CANCEL = `SELECT CASE WHEN EXISTS (SELECT 1 FROM replicas r WHERE r.id = t.owner AND r.expires_at > now())
     THEN pg_notify('${CANCELS}', json_build_object('o', t.owner, 't', t.tenant, 'a', t.agent, 'id', t.id)::text) END AS asked
   FROM tasks t
-  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND t.state IN (1, 2) AND t.owner IS DISTINCT FROM $4`;
+  WHERE t.tenant = $1 AND t.agent = $2 AND t.id = $3 AND t.state IN (${IN_FLIGHT_SQL}) AND t.owner IS DISTINCT FROM $4`;
 
 /** Default lease: a dead replica's tasks fail within about this long plus one sweep period. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -33,7 +34,7 @@ export interface PgFleetOptions {
 /**
  * The fleet on PostgreSQL: LISTEN/NOTIFY for wake-ups and cancel requests,
  * a lease per replica in `replicas`, and the sweep of orphans (done by the
- * store, which must load what it claims). The schema and the unit's NOTIFY: ../apply-unit-sql.ts.
+ * store, which must load what it claims). The schema and the unit's NOTIFY: ../migration-2-unit-function.ts and ../unit-statement.ts.
  */
 export class PgFleet implements Fleet {
   readonly replica = randomUUID();

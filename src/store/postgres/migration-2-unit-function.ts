@@ -34,7 +34,7 @@
  *   pushcfg:  cid, c (config), v (version)
  * Returns whether push deliveries were queued (the worker is told after commit).
  */
-export const APPLY_UNIT_SQL = `
+export const UNIT_FUNCTION_SQL = `
   -- What replicas share (schema 2 carries the fleet with the unit function): each running hub's
   -- lease, judged by the database clock; the replica running each task in flight; claims on push
   -- deliveries, so that one replica posts each and another takes over a claim that ran out.

@@ -6,7 +6,7 @@
  * One replica deletes at a time: the function takes a transaction-level
  * advisory lock with pg_try (another replica's call meanwhile deletes
  * nothing and returns at once). The scope's state counters are locked
- * first, in the order a2a_apply_unit locks them, then the tasks with SKIP
+ * first, in the order units lock them (by state), then the tasks with SKIP
  * LOCKED: a task a unit is writing now is left for the next batch, and the
  * two never wait on each other in opposite orders. The conditions are read
  * again under those locks: a task touched since it was found, or that owes

@@ -9,7 +9,7 @@ export class StoreFenceError extends Error {
   override readonly name = "StoreFenceError";
 }
 
-/** SQLSTATE the unit function raises when a fence fails (apply-unit-sql.ts). */
+/** SQLSTATE the unit function raises when a fence fails (unit-statement.ts). */
 const FENCE_SQLSTATE = "A2F01";
 
 /**
