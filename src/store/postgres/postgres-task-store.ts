@@ -1,28 +1,14 @@
 import type pg from "pg";
 import { MessageSchema, StreamResponseSchema, TaskPushNotificationConfigSchema, TaskState, type Message, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskStatus } from "../../../gen/a2a/v1/a2a_pb.js";
 import { decode, taskWire } from "../encoding/index.js";
-import type {
-  ArtifactChange,
-  LoggedEvent,
-  NewTask,
-  OutboxStats,
-  PushDelivery,
-  PushDeliveryState,
-  SendKey,
-  SentMessage,
-  StoreScope,
-  TaskHead,
-  TaskPage,
-  TaskQuery,
-  TaskStore,
-  TaskView,
-} from "../task-store.js";
+import type { ArtifactChange, LoggedEvent, NewTask, OutboxStats, PushDelivery, PushDeliveryState, SendKey, SentMessage, StoreScope, TaskHead, TaskPage, TaskQuery, TaskStore, TaskView } from "../task-store.js";
 import { openPostgres } from "./connection.js";
 import type { OrphanTask } from "../fleet.js";
-import { PgFleet, type PgFleetOptions } from "./fleet/index.js";
+import { PgFleet } from "./fleet/index.js";
+import type { PostgresTaskStoreOptions } from "./store-options.js";
 import { PendingUnit } from "./pending-unit.js";
 import { statementName } from "./statement-names.js";
-import { DEFAULT_POOL_SIZE, type PostgresStoreOptions } from "./pool.js";
+import { DEFAULT_POOL_SIZE } from "./pool.js";
 import { PostgresPushOutbox } from "./push-outbox.js";
 import { StoreUnavailableError } from "../store-unavailable.js";
 import { conflictRolledBack, StoreFenceError, storeError } from "./driver-errors.js";
@@ -32,18 +18,6 @@ import { listStatement, pageOf } from "./task-list.js";
 import { historyLimit, seenOf, taskOf, taskPieces, type LoadedRow } from "./task-loader.js";
 import { COUNT_CONFIGS, DELETE_CONFIG, EVENTS_AFTER, FIND_SENT, GET_CONFIG, HEAD_BY_KEY, IN_FLIGHT, LIST_CONFIGS, SWEEP, TASK_BY_KEY } from "./task-statements.js";
 import { UNIT_SQL } from "./unit-statement.js";
-
-/** Options of the PostgreSQL store. */
-export interface PostgresTaskStoreOptions extends PostgresStoreOptions {
-  /** Messages kept in a task's history; older ones are dropped as new ones arrive. Default: all. */
-  readonly maxHistoryMessages?: number;
-  /** Tasks whose seq and sealed artifacts are held in memory (default 10,000; running ones are never dropped). */
-  readonly cacheSize?: number;
-  /** Told when a write made outside any unit (committed on its own, a moment later) was not stored. */
-  readonly onBackgroundError?: (error: Error) => void;
-  /** The fleet's lease and its troubles (several hubs on one database); false: this store serves one hub alone and joins no fleet. */
-  readonly fleet?: PgFleetOptions | false;
-}
 
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;

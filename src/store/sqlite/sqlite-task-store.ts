@@ -1,24 +1,10 @@
 import type Database from "better-sqlite3";
 import { toBinary } from "@bufbuild/protobuf";
 import { MessageSchema, TaskSchema, type Message, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskStatus } from "../../../gen/a2a/v1/a2a_pb.js";
-import type {
-  ArtifactChange,
-  LoggedEvent,
-  NewTask,
-  OutboxStats,
-  PushDelivery,
-  PushDeliveryState,
-  SendKey,
-  SentMessage,
-  StoreScope,
-  TaskHead,
-  TaskPage,
-  TaskQuery,
-  TaskStore,
-  TaskView,
-} from "../task-store.js";
+import type { ArtifactChange, LoggedEvent, NewTask, OutboxStats, PushDelivery, PushDeliveryState, SendKey, SentMessage, StoreScope, TaskHead, TaskPage, TaskQuery, TaskStore, TaskView } from "../task-store.js";
 import { TaskArtifacts, type ArtifactHead } from "./artifacts.js";
-import { openDatabase, type ConnectionOptions } from "./connection.js";
+import { openDatabase } from "./connection.js";
+import type { SqliteStoreOptions } from "./store-options.js";
 import { EventLog } from "./event-log.js";
 import { artifactRows, creationRows, statusRows } from "../encoding/index.js";
 import type { HeldChildren } from "./held-children.js";
@@ -34,12 +20,6 @@ import { TaskCounts } from "./task-counts.js";
 import { RECORD_LIMITS, TaskRecords, type TaskRecord } from "./task-records.js";
 import { sourceOf, TaskRows, type TaskSource } from "./task-rows.js";
 import { SqliteRetention } from "./sqlite-retention.js";
-
-/** Options of the SQLite store. */
-export interface SqliteStoreOptions extends ConnectionOptions {
-  /** Messages kept in a task's history; older ones are dropped as new ones arrive. Default: all. */
-  readonly maxHistoryMessages?: number;
-}
 
 /**
  * The default TaskStore: better-sqlite3 in WAL mode, composed of one part
