@@ -31,7 +31,7 @@ export async function openStore(options: HubOptions): Promise<OpenedStore> {
       onBackgroundError: (error) => logger.error("a store write outside a unit of work was not stored", { error: error.message }),
       fleet: {
         leaseMs: options.store.leaseMs,
-        onProblem: (what, error) => logger.warn(what, { error: error instanceof Error ? error.message : String(error) }),
+        onProblem: (what, error, lostWork) => logger[lostWork ? "error" : "warn"](what, { error: error instanceof Error ? error.message : String(error) }),
       },
     });
     return { store, system: "postgresql", release: () => store.close(), abandon: () => store.close() };

@@ -61,18 +61,17 @@ export function createPool(options: PostgresStoreOptions): pg.Pool {
     application_name: options.applicationName ?? "a2a-hub",
     // A replica whose server vanished without a FIN (lost network) learns it from the kernel, not from a hung query.
     keepAlive: true,
+    // Every statement of the store is a keyed lookup or a write through an index. A statement is
+    // planned once per connection (statement-names.ts), often while its tables are still nearly
+    // empty, when a sequential scan looks cheapest; that plan then stays as the tables grow (until
+    // an autovacuum analyze happens to invalidate it), and a read of one task scanned every artifact.
+    // Set at connection start, so no statement runs before it.
+    options: "-c enable_seqscan=off",
     types,
   });
   // Without a listener, an idle connection's error (the server restarted) is
   // an uncaught exception that ends the process; the pool drops that client
   // and the next checkout opens a new one.
   pool.on("error", (error) => options.onIdleError?.(error));
-  // Every statement of the store is a keyed lookup or a write through an index. A statement is
-  // planned once per connection (statement-names.ts), often while its tables are still nearly
-  // empty, when a sequential scan looks cheapest; that plan then stays as the tables grow (until
-  // an autovacuum analyze happens to invalidate it), and a read of one task scanned every artifact.
-  pool.on("connect", (client) => {
-    client.query("SET enable_seqscan = off").catch(() => undefined);
-  });
   return pool;
 }

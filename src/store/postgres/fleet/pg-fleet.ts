@@ -27,8 +27,11 @@ export const DEFAULT_LEASE_MS = 15_000;
 export interface PgFleetOptions {
   /** How long a replica's lease lasts without renewal (ms, default 15 s). */
   readonly leaseMs?: number;
-  /** Told of the fleet's troubles (a lost listening connection, a failed renewal), for the log. */
-  readonly onProblem?: (what: string, error: unknown) => void;
+  /**
+   * Told of the fleet's troubles (a lost listening connection, a failed renewal), for the log; `lostWork`:
+   * the trouble may have cost clients their tasks (the lease ran out while this replica lived).
+   */
+  readonly onProblem?: (what: string, error: unknown, lostWork?: boolean) => void;
 }
 
 /**
@@ -54,7 +57,7 @@ export class PgFleet implements Fleet {
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.sweepEveryMs = Math.max(50, Math.floor(leaseMs / 3));
     const problem = options.onProblem ?? (() => undefined);
-    this.lease = new ReplicaLease(pool, this.replica, leaseMs, (e) => problem("renewing this replica's lease failed", e));
+    this.lease = new ReplicaLease(clientConfig, this.replica, leaseMs, problem);
     this.listener = new NotificationListener(clientConfig, [EVENTS, CANCELS], {
       notification: (channel, payload) => this.notified(channel, payload),
       lost: () => {
