@@ -18,6 +18,7 @@ import { CONNECT_JSON_HEADERS, JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMe
 import { ECHO_TEXT } from "../harness/response-checks.js";
 import type { ProfileResult } from "../harness/results.js";
 import { startHubChild, type ServerUnderTest } from "../harness/servers-under-test.js";
+import { failureNote } from "../harness/failure-note.js";
 
 const TOP = 25;
 
@@ -74,7 +75,7 @@ export async function measureProfile(ctx: BenchContext, profileDir: string): Pro
     result.idleMs = top.idleMs;
   } catch (e) {
     result.status = "failed";
-    result.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+    result.note = failureNote(e);
     ctx.log(`profile failed: ${result.note}`);
   } finally {
     await srv?.child.stop();

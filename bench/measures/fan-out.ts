@@ -10,6 +10,7 @@ import { rssBytes } from "../harness/proc-stats.js";
 import type { FanoutResult } from "../harness/results.js";
 import { startHubChild, type ServerUnderTest } from "../harness/servers-under-test.js";
 import { spread } from "../harness/stats.js";
+import { failureNote } from "../harness/failure-note.js";
 
 const STREAMS_PER_CONNECTION = 100;
 /** Long enough that the task is still working when it is canceled. */
@@ -72,7 +73,7 @@ export async function measureFanout(ctx: BenchContext): Promise<FanoutResult> {
     if (problems.length) result.note = [...new Set(problems)].slice(0, 4).join("; ");
   } catch (e) {
     result.status = "failed";
-    result.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+    result.note = failureNote(e);
     ctx.log(`fan-out failed: ${result.note}`);
   } finally {
     await srv?.child.stop();

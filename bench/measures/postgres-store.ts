@@ -23,6 +23,7 @@ import { spread } from "../harness/stats.js";
 import { topSelfFrames } from "../harness/cpu-profile.js";
 import { enableStatementStats, measurePgbench, statementCosts, type PgbenchFigure, type StatementCost } from "./postgres-insight.js";
 import { writePostgresResults, type PostgresInsight } from "./postgres-report.js";
+import { failureNote } from "../harness/failure-note.js";
 
 const CONNECTIONS = 32;
 
@@ -94,7 +95,7 @@ export async function measurePostgres(ctx: BenchContext): Promise<PostgresResult
     }
   } catch (e) {
     result.status = "failed";
-    result.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+    result.note = failureNote(e);
     ctx.log(`postgres failed: ${result.note}`);
   } finally {
     await cluster?.stop();

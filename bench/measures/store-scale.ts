@@ -16,6 +16,7 @@ import { startHubChild, type ServerUnderTest } from "../harness/servers-under-te
 import { spread } from "../harness/stats.js";
 import { seedTasks, type SeededStore } from "../harness/store-seeder.js";
 import type { DeepPoint, PagerCase, PagerConfig } from "../loaders/list-pager.js";
+import { failureNote } from "../harness/failure-note.js";
 
 const PAGE_SIZE = 50;
 const DEEP_FRACTION = 0.9;
@@ -75,7 +76,7 @@ export async function measureStore(ctx: BenchContext): Promise<StoreResult> {
     result.contextTasks = inContext;
   } catch (e) {
     result.status = "failed";
-    result.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+    result.note = failureNote(e);
     ctx.log(`store failed: ${result.note}`);
   } finally {
     await srv?.child.stop();

@@ -8,6 +8,7 @@ import { waitForQuiet } from "../harness/quiet-machine.js";
 import type { StreamRow } from "../harness/results.js";
 import { startHubChild, type ServerUnderTest } from "../harness/servers-under-test.js";
 import { spread } from "../harness/stats.js";
+import { failureNote } from "../harness/failure-note.js";
 
 interface ReaderResult {
   error?: string;
@@ -66,7 +67,7 @@ export async function measureStreaming(ctx: BenchContext): Promise<StreamRow[]> 
       }
     } catch (e) {
       row.status = "failed";
-      row.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+      row.note = failureNote(e);
       ctx.log(`streaming: ${b.id} failed: ${row.note}`);
     } finally {
       await srv?.child.stop();

@@ -16,6 +16,7 @@ import { checkBody, type CheckName } from "../harness/response-checks.js";
 import type { UnaryCell, UnaryRow } from "../harness/results.js";
 import type { ServerUnderTest } from "../harness/servers-under-test.js";
 import { spread, type Spread } from "../harness/stats.js";
+import { failureNote } from "../harness/failure-note.js";
 
 export type Load =
   | { tool: "autocannon"; path: string; headers: Readonly<Record<string, string>>; body: string; check: CheckName }
@@ -256,7 +257,7 @@ export function emptyRow(spec: RowSpec): UnaryRow {
 /** Marks a row failed with the first lines of the error. */
 export function failRow(ctx: BenchContext, row: UnaryRow, e: unknown): void {
   row.status = "failed";
-  row.note = (e instanceof Error ? e.message : String(e)).split("\n").slice(0, 4).join(" | ");
+  row.note = failureNote(e);
   ctx.log(`unary: ${row.id} failed: ${row.note}`);
 }
 

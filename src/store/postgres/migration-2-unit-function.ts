@@ -1,3 +1,5 @@
+import { IN_FLIGHT_SQL } from "../task-states.js";
+
 /**
  * Schema version 2: `a2a_apply_unit`, the server side of a unit of work.
  * node-postgres sends one query at a time, so BEGIN, a dozen statements and
@@ -44,7 +46,7 @@ export const UNIT_FUNCTION_SQL = `
     expires_at timestamptz NOT NULL
   );
   ALTER TABLE tasks ADD COLUMN owner text;
-  CREATE INDEX tasks_in_flight ON tasks (owner) WHERE state IN (1, 2);
+  CREATE INDEX tasks_in_flight ON tasks (owner) WHERE state IN (${IN_FLIGHT_SQL});
   ALTER TABLE push_outbox ADD COLUMN claimed_by text, ADD COLUMN claim_until_ms bigint;
 
   CREATE FUNCTION a2a_fence_failed(p_id text, p_seq integer, p_held integer) RETURNS void LANGUAGE plpgsql AS $$
@@ -183,7 +185,7 @@ export const UNIT_FUNCTION_SQL = `
         held.last_seq := v_seq;
         first_seq := COALESCE(first_seq, v_seq);
         -- §3.2.2: a run holds its task until the task settles (terminal, or interrupted for input or auth).
-        held.owner := CASE WHEN held.state IN (1, 2) THEN replica ELSE NULL END;
+        held.owner := CASE WHEN held.state IN (${IN_FLIGHT_SQL}) THEN replica ELSE NULL END;
         status_changed := true;
         IF op->>'m' IS NOT NULL THEN
           held.history_count := held.history_count + 1;
