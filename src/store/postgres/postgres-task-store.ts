@@ -14,6 +14,7 @@ import { StoreUnavailableError } from "../store-unavailable.js";
 import { conflictRolledBack, StoreFenceError, storeError } from "./driver-errors.js";
 import { TaskCache, type CachedTask } from "./task-cache.js";
 import { PostgresRetention } from "./postgres-retention.js";
+import { FirstStatistics } from "./first-statistics.js";
 import { listStatement, pageOf } from "./task-list.js";
 import { historyLimit, seenOf, taskOf, taskPieces, type LoadedRow } from "./task-loader.js";
 import { COUNT_CONFIGS, DELETE_CONFIG, EVENTS_AFTER, FIND_SENT, GET_CONFIG, HEAD_BY_KEY, IN_FLIGHT, LIST_CONFIGS, SWEEP, TASK_BY_KEY } from "./task-statements.js";
@@ -52,6 +53,7 @@ export class PostgresTaskStore implements TaskStore {
   private readonly replica: string | null;
 
   readonly retention: PostgresRetention;
+  private readonly statistics: FirstStatistics;
 
   /** Opens the pool, brings the schema up to date, joins the fleet and returns the store on it. */
   static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
@@ -87,6 +89,7 @@ export class PostgresTaskStore implements TaskStore {
       this.fleet && { replica: this.fleet.replica, claimMs: OUTBOX_CLAIM_MS },
     );
     this.retention = new PostgresRetention((what, text, values) => this.query(what, text, values), this.cache);
+    this.statistics = new FirstStatistics((what, text, values) => this.query(what, text, values));
     const max = options.maxHistoryMessages;
     this.maxHistory = max === undefined || max === Number.POSITIVE_INFINITY ? null : max;
   }
@@ -193,6 +196,7 @@ export class PostgresTaskStore implements TaskStore {
     const unit = this.unit();
     unit.create(scope, task, event);
     unit.touch(this.cache.created(scope, task.id, task.status.state));
+    this.statistics.taskCreated();
     return 1;
   }
 
