@@ -1,4 +1,4 @@
-/** Built-in agents. */
+/** Built-in agents: echo (here), command/ (a program per turn), remote/ (an A2A agent elsewhere). */
 export { EchoAgent } from "./echo-agent.js";
 export { echoCard } from "./echo-card.js";
 export { AgentOptionsError } from "./agent-options.js";
@@ -8,11 +8,10 @@ export {
   CommandAgent,
   commandCard,
   parseCommandAgentOptions,
+  INPUT_REQUIRED_MARKER,
+  InputRequestFilter,
+  OUTPUT_ARTIFACT_ID,
   type CommandAgentOptions,
   type ResolvedCommandOptions,
-} from "./command-agent.js";
-export { INPUT_REQUIRED_MARKER, InputRequestFilter } from "./input-request-filter.js";
-export { OUTPUT_ARTIFACT_ID } from "./stdout-artifact.js";
-export { bridgedCard, RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
-export { loadRemoteRegistry, parseRemoteAgentOptions, remoteHostedAgent } from "./remote-registry.js";
-export type { RemoteLink } from "./remote-mirror.js";
+} from "./command/index.js";
+export { bridgedCard, loadRemoteRegistry, parseRemoteAgentOptions, RemoteAgent, remoteCard, remoteHostedAgent, type RemoteAgentOptions, type RemoteLink } from "./remote/index.js";
