@@ -2,16 +2,6 @@
 export { EchoAgent } from "./echo-agent.js";
 export { echoCard } from "./echo-card.js";
 export { AgentOptionsError } from "./agent-options.js";
-export {
-  COMMAND_DEFAULTS,
-  COMMAND_ENV,
-  CommandAgent,
-  commandCard,
-  parseCommandAgentOptions,
-  INPUT_REQUIRED_MARKER,
-  InputRequestFilter,
-  OUTPUT_ARTIFACT_ID,
-  type CommandAgentOptions,
-  type ResolvedCommandOptions,
-} from "./command/index.js";
-export { bridgedCard, loadRemoteRegistry, parseRemoteAgentOptions, RemoteAgent, remoteCard, remoteHostedAgent, type RemoteAgentOptions, type RemoteLink } from "./remote/index.js";
+// Each subfolder's door is passed on whole: what it exports is what the layer offers of it.
+export * from "./command/index.js";
+export * from "./remote/index.js";
