@@ -1,18 +1,7 @@
-/** Built-in agents. */
+/** Built-in agents: echo (here), command/ (a program per turn), remote/ (an A2A agent elsewhere). */
 export { EchoAgent } from "./echo-agent.js";
 export { echoCard } from "./echo-card.js";
 export { AgentOptionsError } from "./agent-options.js";
-export {
-  COMMAND_DEFAULTS,
-  COMMAND_ENV,
-  CommandAgent,
-  commandCard,
-  parseCommandAgentOptions,
-  type CommandAgentOptions,
-  type ResolvedCommandOptions,
-} from "./command-agent.js";
-export { INPUT_REQUIRED_MARKER, InputRequestFilter } from "./input-request-filter.js";
-export { OUTPUT_ARTIFACT_ID } from "./stdout-artifact.js";
-export { bridgedCard, RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
-export { loadRemoteRegistry, parseRemoteAgentOptions, remoteHostedAgent } from "./remote-registry.js";
-export type { RemoteLink } from "./remote-mirror.js";
+// Each subfolder's door is passed on whole: what it exports is what the layer offers of it.
+export * from "./command/index.js";
+export * from "./remote/index.js";

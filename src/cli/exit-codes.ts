@@ -21,22 +21,17 @@ export const EXIT = {
   unfinished: 8,
 } as const;
 
+/** The exit code of each final or interrupted state; any other state (or none) is EXIT.unfinished. */
+const EXIT_OF_STATE: Readonly<Partial<Record<TaskState, number>>> = {
+  [TaskState.COMPLETED]: EXIT.ok,
+  [TaskState.FAILED]: EXIT.failed,
+  [TaskState.CANCELED]: EXIT.canceled,
+  [TaskState.REJECTED]: EXIT.rejected,
+  [TaskState.INPUT_REQUIRED]: EXIT.inputRequired,
+  [TaskState.AUTH_REQUIRED]: EXIT.authRequired,
+};
+
 /** The exit code of a task's state. */
 export function exitCodeOf(state: TaskState | undefined): number {
-  switch (state) {
-    case TaskState.COMPLETED:
-      return EXIT.ok;
-    case TaskState.FAILED:
-      return EXIT.failed;
-    case TaskState.CANCELED:
-      return EXIT.canceled;
-    case TaskState.REJECTED:
-      return EXIT.rejected;
-    case TaskState.INPUT_REQUIRED:
-      return EXIT.inputRequired;
-    case TaskState.AUTH_REQUIRED:
-      return EXIT.authRequired;
-    default:
-      return EXIT.unfinished;
-  }
+  return (state === undefined ? undefined : EXIT_OF_STATE[state]) ?? EXIT.unfinished;
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { HTTP_FAILURES, httpFailureBody, nothingServedAt, sendJson, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
 import { consoleBundle } from "./console-bundle.js";
-import { createInspectRoute, INSPECT_CALL_PATH, INSPECT_CARD_PATH, type InspectOptions } from "./inspect-route.js";
+import { createInspectRoute, INSPECT_CALL_PATH, INSPECT_CARD_PATH, type InspectOptions } from "./inspect/index.js";
 
 /** Where the console is served, on the hub's own port. */
 export const CONSOLE_PATH = "/console";

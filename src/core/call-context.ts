@@ -66,7 +66,7 @@ export const overflowDropKey = createContextKey<OverflowDrop | undefined>(undefi
  * Context value with the call's OpenTelemetry context (its server span),
  * set by the telemetry probe when tracing is on, so that the run a call
  * starts after an await still nests under it (the hub keeps no
- * AsyncLocalStorage: telemetry/sync-context.ts).
+ * AsyncLocalStorage: telemetry/tracing/sync-context.ts).
  */
 export const traceContextKey = createContextKey<Context | undefined>(undefined, { description: "a2a-hub trace context" });
 

@@ -91,7 +91,7 @@ export class PushDeliveryWorker {
    * The trace context of the commit that last announced deliveries (the
    * store's unit of work, in the trace of the call whose run wrote it):
    * the deliveries a pass starts are its children. Kept by hand because
-   * the hub's context does not cross awaits (telemetry/sync-context.ts).
+   * the hub's context does not cross awaits (telemetry/tracing/sync-context.ts).
    */
   private wokenIn: Context = ROOT_CONTEXT;
 

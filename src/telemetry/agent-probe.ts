@@ -1,7 +1,7 @@
 import { SpanStatusCode, trace, type Context } from "@opentelemetry/api";
 import type { HostedAgent } from "../core/index.js";
 import type { EventSink } from "../execution/index.js";
-import { hubContext, hubTracer } from "./trace-context.js";
+import { hubContext, hubTracer } from "./tracing/index.js";
 
 /**
  * The agent with each run inside a span, a child of the operation's server
@@ -9,7 +9,7 @@ import { hubContext, hubTracer } from "./trace-context.js";
  * the run span's context for its outbound calls (remote agents, a
  * command's TRACEPARENT), and every event it publishes is stored in that
  * context, so the unit of work that writes it nests under the run even
- * when the agent publishes after an await (sync-context.ts).
+ * when the agent publishes after an await (tracing/sync-context.ts).
  */
 export function instrumentAgent(agent: HostedAgent): HostedAgent {
   const inner = agent.executor;

@@ -6,27 +6,10 @@ import { SpanKind, SpanStatusCode, trace, type Context, type Span } from "@opent
 import type { Gauge } from "prom-client";
 import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { scopeOf, traceContextKey, type A2AServiceApi, type SequencedEvent } from "../core/index.js";
-import type { HubMetrics } from "./hub-metrics.js";
+import type { RequestLogLine } from "./logs/index.js";
+import type { HistogramSeries, HubMetrics, Tally } from "./metrics/index.js";
 import { idsOf, OK, outcomeOf } from "./request-outcome.js";
-import type { Tally } from "./tallied-counter.js";
-import type { HistogramSeries } from "./tallied-histogram.js";
-import { extractTraceContext, hubContext, hubTracer } from "./trace-context.js";
-
-/** What one finished A2A call is logged with (never message text, never tokens). */
-export interface RequestLogLine {
-  readonly binding: string;
-  readonly method: string;
-  readonly agent: string;
-  readonly tenant: string;
-  readonly taskId?: string;
-  readonly contextId?: string;
-  /** "ok" or the A2A error name. */
-  readonly status: string;
-  readonly durationMs: number;
-  /** Events sent, for streams. */
-  readonly events?: number;
-  readonly traceId?: string;
-}
+import { extractTraceContext, hubContext, hubTracer } from "./tracing/index.js";
 
 /** What the probe records into; each part is optional and costs nothing when absent. */
 export interface ServiceProbeOptions {
@@ -74,7 +57,7 @@ class Call {
     this.agent = probe.options.agentOf(handler, req.tenant ?? "");
     this.tenant = scopeOf(handler).tenant;
     if (probe.options.tracing) {
-      // W3C Trace Context, from HTTP headers and gRPC metadata alike (read from the binding's headers, trace-context.ts).
+      // W3C Trace Context, from HTTP headers and gRPC metadata alike (read from the binding's headers, tracing/trace-context.ts).
       const parent = extractTraceContext(handler);
       this.span = hubTracer().startSpan(
         spanName(this.method),
@@ -92,7 +75,7 @@ class Call {
         parent,
       );
       this.ctx = trace.setSpan(parent, this.span);
-      // Handed on by hand past the operation's awaits (sync-context.ts): the run it starts nests under the server span.
+      // Handed on by hand past the operation's awaits (tracing/sync-context.ts): the run it starts nests under the server span.
       handler.values.set(traceContextKey, this.ctx);
     }
     if (this.span || probe.options.log) idsOf(req, this.ids);

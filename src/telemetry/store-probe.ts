@@ -4,8 +4,8 @@ import { performance } from "node:perf_hooks";
 import { SpanStatusCode, trace, type Context, type Span } from "@opentelemetry/api";
 import { isTerminal, stateName } from "../core/index.js";
 import type { TaskStore } from "../store/index.js";
-import type { HubMetrics } from "./hub-metrics.js";
-import { hubContext, hubTracer } from "./trace-context.js";
+import type { HubMetrics } from "./metrics/index.js";
+import { hubContext, hubTracer } from "./tracing/index.js";
 
 /** What the store probe records into. */
 export interface StoreProbeOptions {

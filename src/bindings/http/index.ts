@@ -1,10 +1,11 @@
 /**
- * HTTP plumbing the JSON facades (JSON-RPC and REST) share: bounded body
- * reading, the JSON nesting depth check, SSE responses and the pull-first
+ * HTTP plumbing the bindings share: the one request-body reader (the JSON
+ * facades' bounded read and the direct RPC path's rules), the JSON nesting
+ * depth check, SSE responses and the pull-first
  * event stream, Last-Event-ID, A2A service parameter negotiation (§3.2.6),
  * the facade call context, ProtoJSON reading/writing and error details.
  */
-export { BodyAbortedError, BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, expireBody, readBody } from "./body-reader.js";
+export { BodyAbortedError, BodyTimeoutError, BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, expireBody, joined, readBody, readRequestBody, type BodyRules } from "./body-reader.js";
 export { grpcStatusName, HTTP_FAILURES, HttpFailure, httpFailureBody, nothingServedAt, type HttpFailureKind } from "./http-failure.js";
 export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } from "./error-details.js";
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";

@@ -1,4 +1,4 @@
-import type { RecordedExchange } from "../recorded-exchange.js";
+import type { RecordedExchange } from "../inspect/index.js";
 import { authHeaders } from "./hub-client.js";
 
 /** One HTTP exchange the hub made for the inspector (a type only: nothing of the server is bundled). */

@@ -4,8 +4,8 @@ import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { AlwaysOffSampler, AlwaysOnSampler, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type Sampler } from "@opentelemetry/sdk-trace-node";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { batchOptionsFromEnv, BATCH_DEFAULTS, EncodingBatchProcessor, type EncodedSpanExporter, type EncodedSpans } from "../../../src/telemetry/encoding-batch-processor.js";
-import { LeanTracerProvider } from "../../../src/telemetry/lean-tracer.js";
+import { batchOptionsFromEnv, BATCH_DEFAULTS, EncodingBatchProcessor, type EncodedSpanExporter, type EncodedSpans } from "../../../src/telemetry/tracing/encoding-batch-processor.js";
+import { LeanTracerProvider } from "../../../src/telemetry/tracing/lean-tracer.js";
 
 const resource = resourceFromAttributes({ "service.name": "hub-under-test" });
 

@@ -15,10 +15,10 @@ import {
   type Sampler,
 } from "@opentelemetry/sdk-trace-node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LeanTracerProvider } from "../../../src/telemetry/lean-tracer.js";
-import { PooledIdGenerator } from "../../../src/telemetry/pooled-ids.js";
-import { SyncContextManager } from "../../../src/telemetry/sync-context.js";
-import { samplerFor } from "../../../src/telemetry/tracing-setup.js";
+import { LeanTracerProvider } from "../../../src/telemetry/tracing/lean-tracer.js";
+import { PooledIdGenerator } from "../../../src/telemetry/tracing/pooled-ids.js";
+import { SyncContextManager } from "../../../src/telemetry/tracing/sync-context.js";
+import { samplerFor } from "../../../src/telemetry/tracing/tracing-setup.js";
 
 /** Ids in a fixed sequence, so that two providers make the same spans. */
 function countingIds(): IdGenerator {

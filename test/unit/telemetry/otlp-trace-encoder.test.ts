@@ -4,8 +4,8 @@ import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { describe, expect, it } from "vitest";
-import { LeanTracerProvider } from "../../../src/telemetry/lean-tracer.js";
-import { encodeTraceRequest } from "../../../src/telemetry/otlp-trace-encoder.js";
+import { LeanTracerProvider } from "../../../src/telemetry/tracing/lean-tracer.js";
+import { encodeTraceRequest } from "../../../src/telemetry/tracing/otlp-trace-encoder.js";
 
 /** Spans of every shape the OTLP Span message carries, from the hub's tracer and the SDK's, under two resources and three scopes. */
 function spans(): ReadableSpan[] {

@@ -1,10 +1,10 @@
 import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { TalliedCounter } from "../../../src/telemetry/tallied-counter.js";
-import { TalliedHistogram } from "../../../src/telemetry/tallied-histogram.js";
+import { TalliedCounter } from "../../../src/telemetry/metrics/tallied-counter.js";
+import { TalliedHistogram } from "../../../src/telemetry/metrics/tallied-histogram.js";
 
 // The hub's per-request metrics skip prom-client's per-call label work
-// (src/telemetry/tallied-*.ts); Prometheus, the README's metric list and
+// (src/telemetry/metrics/tallied-*.ts); Prometheus, the README's metric list and
 // the Grafana dashboard must not see a difference. Same observations into
 // prom-client's own Counter and Histogram and into the tallied ones: the
 // two registries must expose the same text.

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
-import { exportFailureReporter } from "../../../src/telemetry/export-failures.js";
+import { exportFailureReporter } from "../../../src/telemetry/tracing/export-failures.js";
 import { killAllServers, removeDir, sleep, spawnServer, tempDataDir } from "../../helpers/server-process.js";
 
 /** A collector that cannot be reached is said, once and then at most once a minute, never silently. */

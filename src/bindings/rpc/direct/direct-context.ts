@@ -11,6 +11,11 @@ export const CLIENT_GONE = new ConnectError("the client went away", Code.Cancele
 /** Ends a direct call's deadline timer once it finished in time. */
 export const FINISHED = new ConnectError("the call finished", Code.Canceled);
 
+/** A direct call's body read when the client resets or closes the request mid-body: nobody is left to answer; the caller sees the close. */
+export function requestClosed(): ConnectError {
+  return new ConnectError("the client closed the request", Code.Canceled);
+}
+
 /** What the direct paths need: what connect-node is given for the same calls. */
 export interface DirectRouteOptions {
   readonly service: A2AServiceApi;

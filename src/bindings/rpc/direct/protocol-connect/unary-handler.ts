@@ -1,12 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMethodSerializationLookup, type MethodSerializationLookup } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, contentTypeUnaryRegExp, errorToJsonBytes, parseTimeout } from "@connectrpc/connect/protocol-connect";
-import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, writeHead, type HttpRequest, type HttpResponse } from "../../../http/index.js";
+import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, joined, readRequestBody, writeHead, type HttpRequest, type HttpResponse } from "../../../http/index.js";
 import { WireAnswer } from "../../../../core/index.js";
 import { wireJson } from "../../../../protocol/index.js";
 import { toConnectError } from "../../call/index.js";
-import { joined, readRequestBody } from "../request-body.js";
-import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "../direct-context.js";
+import { CLIENT_GONE, directContext, judgeCall, requestClosed, type DirectRouteOptions } from "../direct-context.js";
 import type { DirectUnaryRoute } from "../protocol-grpc/index.js";
 
 /** A unary RPC with its Connect codecs, as connect-node builds them (its read and write limits included). */
@@ -105,6 +104,7 @@ function readUnaryBody(req: HttpRequest, readMaxBytes: number, signal: AbortSign
     end(chunks, received) {
       return hint !== undefined && received < hint ? broken(received) : joined(chunks, received);
     },
+    gone: requestClosed,
   });
 }
 

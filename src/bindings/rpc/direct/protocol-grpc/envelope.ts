@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { HttpRequest } from "../../../http/index.js";
-import { joined, readRequestBody } from "../request-body.js";
+import { joined, readRequestBody, type HttpRequest } from "../../../http/index.js";
+import { requestClosed } from "../direct-context.js";
 
 /** A gRPC length-prefixed message: 1 flag byte, 4 bytes big-endian length, the message. */
 const PREFIX_BYTES = 5;
@@ -51,5 +51,6 @@ export function readOneMessage(req: HttpRequest, readMaxBytes: number, signal: A
       if (declared < 0 || received < PREFIX_BYTES + declared) return new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
       return joined(chunks, received).subarray(PREFIX_BYTES);
     },
+    gone: requestClosed,
   });
 }

@@ -1,4 +1,4 @@
-import type { EventSink } from "../execution/index.js";
+import type { EventSink } from "../../execution/index.js";
 
 /** The artifact a command's stdout becomes. */
 export const OUTPUT_ARTIFACT_ID = "output";

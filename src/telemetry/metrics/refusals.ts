@@ -1,5 +1,5 @@
 import type { Counter } from "prom-client";
-import type { Logger } from "../core/index.js";
+import type { Logger } from "../../core/index.js";
 
 /** How often one reason is logged at most; what happens in between is counted into the next line. */
 const LOG_EVERY_MS = 10_000;

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema, type AgentCard } from "../../gen/a2a/v1/a2a_pb.js";
-import { ClientCredentials, isBindingName, type BindingName } from "../client/index.js";
-import type { HostedAgent } from "../core/index.js";
-import { AgentOptionsError, OptionsReader } from "./agent-options.js";
+import { AgentCardSchema, type AgentCard } from "../../../gen/a2a/v1/a2a_pb.js";
+import { ClientCredentials, isBindingName, type BindingName } from "../../client/index.js";
+import type { HostedAgent } from "../../core/index.js";
+import { AgentOptionsError, OptionsReader } from "../agent-options.js";
 import { bridgedCard, RemoteAgent, remoteCard, type RemoteAgentOptions } from "./remote-agent.js";
 
 /** Agent ids, as the hub's config spells them. */

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { equals } from "@bufbuild/protobuf";
-import { PartSchema, Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import type { EventSink } from "../execution/index.js";
-import { isInterrupted, isSettled, isTerminal } from "../protocol/index.js";
+import { PartSchema, Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import type { EventSink } from "../../execution/index.js";
+import { isInterrupted, isSettled, isTerminal } from "../../protocol/index.js";
 
 /** The remote task a local task is mirrored from. */
 export interface RemoteLink {

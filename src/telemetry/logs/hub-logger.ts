@@ -1,8 +1,7 @@
 import { createRequire } from "node:module";
 import { pino, type Level, type Logger as Pino } from "pino";
 import type PinoPretty from "pino-pretty";
-import type { Logger } from "../core/index.js";
-import type { RequestLogLine } from "./service-probe.js";
+import type { Logger } from "../../core/index.js";
 
 /** Levels accepted by --log-level / A2A_HUB_LOG_LEVEL. */
 export const LOG_LEVELS: readonly string[] = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -96,6 +95,22 @@ const FLUSH_EVERY_MS = 100;
  */
 function stderrLines(): ReturnType<typeof pino.destination> {
   return pino.destination({ dest: 2, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
+}
+
+/** What one finished A2A call is logged with (never message text, never tokens). */
+export interface RequestLogLine {
+  readonly binding: string;
+  readonly method: string;
+  readonly agent: string;
+  readonly tenant: string;
+  readonly taskId?: string;
+  readonly contextId?: string;
+  /** "ok" or the A2A error name. */
+  readonly status: string;
+  readonly durationMs: number;
+  /** Events sent, for streams. */
+  readonly events?: number;
+  readonly traceId?: string;
 }
 
 /**

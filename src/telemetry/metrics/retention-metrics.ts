@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { StoreScope, TaskRetention } from "../store/index.js";
+import type { StoreScope, TaskRetention } from "../../store/index.js";
 
 /**
  * What retention shows: tasks deleted (by agent, and tenant when the hub

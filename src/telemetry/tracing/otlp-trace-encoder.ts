@@ -2,7 +2,7 @@ import type { AttributeValue, HrTime, Link } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-node";
-import { ProtoWriter, WIRE } from "../codec/index.js";
+import { ProtoWriter, WIRE } from "../../codec/index.js";
 
 const { VARINT, I64, LEN, I32 } = WIRE;
 

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { create } from "@bufbuild/protobuf";
-import { AgentCardSchema, AgentSkillSchema, MessageSchema, Role, StreamResponseSchema, type AgentCard, type Message, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName, type CallOptions, type TokenSource } from "../client/index.js";
-import type { AgentExecutor, EventSink, ExecutionContext } from "../execution/index.js";
+import { AgentCardSchema, AgentSkillSchema, MessageSchema, Role, StreamResponseSchema, type AgentCard, type Message, type StreamResponse, type Task } from "../../../gen/a2a/v1/a2a_pb.js";
+import { A2AClient, BINDING_NAMES, clientFailureOf, type BindingName, type CallOptions, type TokenSource } from "../../client/index.js";
+import type { AgentExecutor, EventSink, ExecutionContext } from "../../execution/index.js";
 import { RemoteMirror, type RemoteLink } from "./remote-mirror.js";
 
 /** Where a remote agent forwards to, and how. */

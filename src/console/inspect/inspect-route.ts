@@ -10,10 +10,10 @@ import {
   StreamResponseSchema,
   TaskSchema,
   type AgentCard,
-} from "../../gen/a2a/v1/a2a_pb.js";
-import { HTTP_FAILURES, httpFailureBody, readBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../bindings/http/index.js";
-import { A2AClient, bindingOf, cardUrlsOf, cardVerifier, grpcBaseUrl, parseAgentCard, type BindingName } from "../client/index.js";
-import { guardedLookup, pushUrlRefusal, type AddressPolicy } from "../push/index.js";
+} from "../../../gen/a2a/v1/a2a_pb.js";
+import { HTTP_FAILURES, httpFailureBody, readBody, sendJson, writeHead, type HttpRequest, type HttpResponse } from "../../bindings/http/index.js";
+import { A2AClient, bindingOf, cardUrlsOf, cardVerifier, grpcBaseUrl, parseAgentCard, type BindingName } from "../../client/index.js";
+import { guardedLookup, pushUrlRefusal, type AddressPolicy } from "../../push/index.js";
 import type { RecordedExchange } from "./recorded-exchange.js";
 import { guardedFetch } from "./guarded-fetch.js";
 import { grpcRecorder } from "./grpc-recorder.js";

@@ -1,6 +1,6 @@
 import type { HandlerContext } from "@connectrpc/connect";
 import { context, propagation, ProxyTracerProvider, ROOT_CONTEXT, trace, type Context, type ContextManager, type TextMapGetter, type Tracer, type TracerProvider } from "@opentelemetry/api";
-import { requestHeaderValue } from "../core/index.js";
+import { requestHeaderValue } from "../../core/index.js";
 
 /** The tracer last handed out, and the provider it came from. */
 let cached: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined;

@@ -2,7 +2,7 @@ import * as http from "node:http";
 import * as https from "node:https";
 import { isIP } from "node:net";
 import { Readable } from "node:stream";
-import { guardedLookup, type AddressPolicy } from "../push/index.js";
+import { guardedLookup, type AddressPolicy } from "../../push/index.js";
 import { maskedHeaders, type RecordedExchange } from "./recorded-exchange.js";
 
 /** Limits of the inspector's outbound requests. */
