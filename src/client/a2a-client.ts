@@ -3,14 +3,20 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { context, propagation, type Context } from "@opentelemetry/api";
 import {
   CancelTaskRequestSchema,
+  DeleteTaskPushNotificationConfigRequestSchema,
+  GetExtendedAgentCardRequestSchema,
+  GetTaskPushNotificationConfigRequestSchema,
   GetTaskRequestSchema,
+  ListTaskPushNotificationConfigsRequestSchema,
   ListTasksRequestSchema,
   Role,
   SendMessageRequestSchema,
   SubscribeToTaskRequestSchema,
+  TaskPushNotificationConfigSchema,
   type AgentCard,
   type CancelTaskRequest,
   type GetTaskRequest,
+  type ListTaskPushNotificationConfigsResponse,
   type ListTasksRequest,
   type ListTasksResponse,
   type SendMessageRequest,
@@ -18,8 +24,9 @@ import {
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
+  type TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { EXTENSIONS_HEADER, isA2AError, VERSION_HEADER } from "../protocol/index.js";
+import { A2AError, EXTENSIONS_HEADER, isA2AError, VERSION_HEADER } from "../protocol/index.js";
 import { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 import { fetchAgentCard } from "./agent-card-fetch.js";
 import { BINDING_NAMES, type BindingName } from "./binding.js";
@@ -83,7 +90,20 @@ export interface CallOptions {
   readonly traceContext?: Context;
 }
 
+/** Options of a subscription. */
+export interface SubscribeOptions extends CallOptions {
+  /**
+   * Resume after this event: the SSE id (streamEventId) of the last event
+   * a lost stream delivered, sent as Last-Event-ID (WHATWG HTML §9.2.4)
+   * so the server replays only what came after it. JSON bindings only:
+   * gRPC events carry no id.
+   */
+  readonly lastEventId?: string;
+}
+
 type SendInit = MessageInitShape<typeof SendMessageRequestSchema>;
+/** A push config by its task and its own id (§3.1.8, §3.1.10). */
+type PushConfigRef = { readonly taskId: string; readonly id: string; readonly tenant?: string };
 type TaskRef = string | MessageInitShape<typeof GetTaskRequestSchema>;
 
 /**
@@ -181,11 +201,48 @@ export class A2AClient {
     return this.unary((c) => this.transport.cancel(req, c), call, "CancelTask");
   }
 
-  /** §3.1.6: the task's current state, then its updates until it settles. */
-  subscribe(task: string | MessageInitShape<typeof SubscribeToTaskRequestSchema>, call: CallOptions = {}): AsyncGenerator<StreamResponse> {
+  /** §3.1.6: the task's current state, then its updates until it settles; with `lastEventId`, the events after that one. */
+  subscribe(task: string | MessageInitShape<typeof SubscribeToTaskRequestSchema>, call: SubscribeOptions = {}): AsyncGenerator<StreamResponse> {
     const req: SubscribeToTaskRequest = create(SubscribeToTaskRequestSchema, typeof task === "string" ? { id: task } : task);
     req.tenant = this.tenantFor(req.tenant);
-    return this.streaming((c) => this.transport.subscribe(req, c), call, "SubscribeToTask");
+    if (call.lastEventId === undefined) return this.streaming((c) => this.transport.subscribe(req, c), call, "SubscribeToTask");
+    if (this.chosen.binding === "grpc") throw new A2AError("UnsupportedOperation", "gRPC streams carry no event ids to resume after: subscribe without lastEventId");
+    const resume = { "last-event-id": call.lastEventId };
+    return this.streaming((c) => this.transport.subscribe(req, { ...c, headers: { ...c.headers, ...resume } }), call, "SubscribeToTask");
+  }
+
+  /** §3.1.7: registers a webhook for a task's updates; the answer carries the config's id. */
+  createPushConfig(config: MessageInitShape<typeof TaskPushNotificationConfigSchema>, call: CallOptions = {}): Promise<TaskPushNotificationConfig> {
+    const req = create(TaskPushNotificationConfigSchema, config);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.createPushConfig(req, c), call, "CreateTaskPushNotificationConfig");
+  }
+
+  /** §3.1.8: one push config of a task, by task id and config id. */
+  getPushConfig(ref: PushConfigRef, call: CallOptions = {}): Promise<TaskPushNotificationConfig> {
+    const req = create(GetTaskPushNotificationConfigRequestSchema, ref);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.getPushConfig(req, c), call, "GetTaskPushNotificationConfig");
+  }
+
+  /** §3.1.9: a task's push configs (one page). */
+  listPushConfigs(task: string | MessageInitShape<typeof ListTaskPushNotificationConfigsRequestSchema>, call: CallOptions = {}): Promise<ListTaskPushNotificationConfigsResponse> {
+    const req = create(ListTaskPushNotificationConfigsRequestSchema, typeof task === "string" ? { taskId: task } : task);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.listPushConfigs(req, c), call, "ListTaskPushNotificationConfigs");
+  }
+
+  /** §3.1.10: removes a push config; deleting one already gone is no error (idempotent). */
+  deletePushConfig(ref: PushConfigRef, call: CallOptions = {}): Promise<void> {
+    const req = create(DeleteTaskPushNotificationConfigRequestSchema, ref);
+    req.tenant = this.tenantFor(req.tenant);
+    return this.unary((c) => this.transport.deletePushConfig(req, c), call, "DeleteTaskPushNotificationConfig");
+  }
+
+  /** §3.1.11: the card an authenticated caller may see, where the public card declares `capabilities.extendedAgentCard`. */
+  extendedCard(call: CallOptions = {}): Promise<AgentCard> {
+    const req = create(GetExtendedAgentCardRequestSchema, { tenant: this.tenantFor("") });
+    return this.unary((c) => this.transport.extendedCard(req, c), call, "GetExtendedAgentCard");
   }
 
   /** Releases the client's connections. */
