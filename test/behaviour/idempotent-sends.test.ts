@@ -26,7 +26,7 @@ import { textOf } from "../helpers/message-text.js";
 import { openStream, rest } from "../helpers/rest.js";
 import { removeDir, tempDataDir } from "../helpers/server-process.js";
 import { dataEvents, type SseStream } from "../helpers/sse.js";
-import { agentCardOf, hubClient, listedIds, outcomeOf } from "../helpers/hub-clients.js";
+import { hubCardOf, hubClient, listedIds, outcomeOf } from "../helpers/hub-clients.js";
 import { tenantHubOptions } from "../helpers/tenant-hub.js";
 import { startTestHub, type TestHub, type TransportName } from "../helpers/test-hub.js";
 import type { HubOptions } from "../../src/server/index.js";
@@ -645,8 +645,8 @@ describe("tenants and agents", () => {
     expect(await SENDERS[name](tenantTarget("t1", "alpha"), send)).toEqual(one);
     expect(await SENDERS[name](tenantTarget("t2", "alpha"), send)).toEqual(two);
 
-    const c1 = await hubClient(agentCardOf(th.url, "alpha"), "grpc", { token: TOKENS.t1 });
-    const c2 = await hubClient(agentCardOf(th.url, "alpha"), "grpc", { token: TOKENS.t2 });
+    const c1 = await hubClient(hubCardOf(th.url, "alpha"), "grpc", { token: TOKENS.t1 });
+    const c2 = await hubClient(hubCardOf(th.url, "alpha"), "grpc", { token: TOKENS.t2 });
     const listed1 = await listedIds(c1);
     const listed2 = await listedIds(c2);
     expect(listed1).toContain(one.taskId);
@@ -674,7 +674,7 @@ describe("tenants and agents", () => {
     expect(beta.state).toBe(TaskState.COMPLETED);
     expect(beta.taskId).not.toBe(alpha.taskId);
     expect(await SENDERS.jsonrpc(tenantTarget("t1", "beta"), send)).toEqual(beta);
-    const overRest = await hubClient(agentCardOf(th.url, "beta"), "rest", { token: TOKENS.t1 });
+    const overRest = await hubClient(hubCardOf(th.url, "beta"), "rest", { token: TOKENS.t1 });
     expect(await outcomeOf(() => overRest.get(alpha.taskId!))).toBe("not-found");
   });
 });

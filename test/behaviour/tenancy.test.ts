@@ -5,7 +5,7 @@ import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { hashToken } from "../../src/auth/index.js";
 import { tenantHubOptions } from "../helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
-import { agentCardOf, everyTaskCall, hubClient, listedIds, openTask, outcomeOf, type HubClient } from "../helpers/hub-clients.js";
+import { hubCardOf, everyTaskCall, hubClient, listedIds, openTask, outcomeOf, type HubClient } from "../helpers/hub-clients.js";
 
 const TOKENS = { t1: "token-of-tenant-one", t2: "token-of-tenant-two" } as const;
 type Tenant = keyof typeof TOKENS;
@@ -25,7 +25,7 @@ afterAll(async () => {
 /** A client of `agent` as `tenant`, from the card the hub publishes for the agent (in hand: a private or unknown agent's card is not served). */
 function clientFor(binding: (typeof BINDINGS)[number], tenant: Tenant, agent: string): Promise<HubClient> {
   const key = `${binding} ${tenant} ${agent}`;
-  if (!clients.has(key)) clients.set(key, hubClient(agentCardOf(t.url, agent), binding, { token: TOKENS[tenant] }));
+  if (!clients.has(key)) clients.set(key, hubClient(hubCardOf(t.url, agent), binding, { token: TOKENS[tenant] }));
   return clients.get(key)!;
 }
 

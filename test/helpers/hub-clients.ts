@@ -6,7 +6,7 @@ import { A2AService, AgentCardSchema, type AgentCard, type StreamResponse } from
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { A2AClient, fromConnectError, readSse, streamEventId, type BindingName, type ClientOptions } from "../../src/client/index.js";
 import { A2A_ERROR_DOMAIN, A2AError, isA2AError, type A2AErrorName } from "../../src/protocol/index.js";
-import { agentInterfaces } from "../../src/server/index.js";
+import { agentInterfaces, ROOT_INTERFACES } from "../../src/server/index.js";
 import { A2A_SPECIFIC, SPEC_ERRORS, upperSnake } from "./spec-errors.js";
 
 /**
@@ -19,6 +19,9 @@ import { A2A_SPECIFIC, SPEC_ERRORS, upperSnake } from "./spec-errors.js";
  */
 export const BINDINGS = ["jsonrpc", "rest", "grpc", "connect-h1", "connect-h2", "grpc-web"] as const;
 export type Binding = (typeof BINDINGS)[number];
+
+/** The bindings the load tests spread their clients over: gRPC and Connect, JSON-RPC and REST (the two with SSE ids). */
+export const LOAD_BINDINGS = ["grpc", "connect-h1", "jsonrpc", "rest"] as const satisfies readonly Binding[];
 
 /** The connect-node transports: the bindings src/client does not speak, and raw gRPC/Connect. */
 export const CONNECT_NODE_BINDINGS = ["connect-h1", "connect-h2", "grpc", "grpc-web"] as const;
@@ -58,12 +61,34 @@ export function connectNodeTransport(baseUrl: string, name: ConnectNodeBinding, 
  * agent's URL), whose card names the interfaces, or a card in hand
  * (src/client's bindings only).
  */
-export async function hubClient(target: string | AgentCard, binding: Binding, options: Omit<ClientOptions, "bindings" | "fetch" | "grpc"> = {}): Promise<HubClient> {
+export async function hubClient(target: string | AgentCard, binding: Binding, options: HubClientOptions = {}): Promise<HubClient> {
+  if (typeof target !== "string" || !isClientBinding(binding)) return clientOf(target, binding, options);
   const wire = new WireLog();
-  if (binding === "jsonrpc" || binding === "rest" || binding === "grpc") {
-    const clientOptions: ClientOptions = { timeoutMs: 20_000, ...options, bindings: [binding as BindingName], fetch: wire.fetch(binding), grpc: { interceptors: [wire.interceptor] } };
-    const client = typeof target === "string" ? await A2AClient.connect(target, clientOptions) : A2AClient.fromCard(target, clientOptions);
-    return wire.client(binding, client);
+  return wire.client(binding, await A2AClient.connect(target, wire.options(binding, options)));
+}
+
+/**
+ * A client over `binding` of the hub at `base` (an agent's with `agentId`),
+ * at once: from the card the hub publishes there (hubCardOf) rather than
+ * fetched, as load loops that open a client per operation want.
+ */
+export function hubClientAt(base: string, binding: Binding, options: HubClientOptions = {}, agentId?: string): HubClient {
+  if (!isClientBinding(binding) && agentId !== undefined) throw new Error(`${binding} reaches the root only here`);
+  return clientOf(isClientBinding(binding) ? hubCardOf(base, agentId) : base, binding, options);
+}
+
+/** What a test may set of src/client's options (the rest is the harness's). */
+export type HubClientOptions = Omit<ClientOptions, "bindings" | "fetch" | "grpc">;
+
+function isClientBinding(binding: Binding): binding is BindingName {
+  return binding === "jsonrpc" || binding === "rest" || binding === "grpc";
+}
+
+function clientOf(target: string | AgentCard, binding: Binding, options: HubClientOptions): HubClient {
+  const wire = new WireLog();
+  if (isClientBinding(binding)) {
+    if (typeof target === "string") throw new Error("a client of a URL is made by hubClient, which fetches its card");
+    return wire.client(binding, A2AClient.fromCard(target, wire.options(binding, options)));
   }
   if (typeof target !== "string") throw new Error(`${binding} is reached by URL, not by card`);
   const rpc = createClient(A2AService, connectNodeTransport(target, binding, [wire.interceptor, bearer(options)]));
@@ -71,16 +96,17 @@ export async function hubClient(target: string | AgentCard, binding: Binding, op
 }
 
 /**
- * The card the hub at `base` publishes for agent `agentId` (its own
- * interfaces: its path for the HTTP bindings, its id as the gRPC tenant,
- * §8.3.2), for reaching an agent whose card the caller may not read: a
- * private or unknown agent's calls then answer as the hub decides.
+ * The card the hub at `base` publishes at its root, or for agent `agentId`
+ * (its path for the HTTP bindings, its id as the gRPC tenant, §8.3.2), from
+ * the hub's own interface lists: for reaching an agent whose card the
+ * caller may not read (a private or unknown agent's calls then answer as
+ * the hub decides), or without a card fetch.
  */
-export function agentCardOf(base: string, agentId: string): AgentCard {
+export function hubCardOf(base: string, agentId?: string): AgentCard {
   const root = new URL(base);
   return create(AgentCardSchema, {
-    name: agentId,
-    supportedInterfaces: agentInterfaces(agentId).map((i) => ({
+    name: agentId ?? "a2a-hub",
+    supportedInterfaces: (agentId === undefined ? ROOT_INTERFACES : agentInterfaces(agentId)).map((i) => ({
       url: i.protocolBinding === "GRPC" ? root.host : new URL(i.path.replace(/^\//, ""), root).toString().replace(/\/+$/, ""),
       protocolBinding: i.protocolBinding,
       protocolVersion: i.protocolVersion,
@@ -268,6 +294,11 @@ class WireLog {
   private noteJson(code: string, details: unknown): void {
     const infos = (Array.isArray(details) ? details : []).filter((d) => typeof d?.reason === "string");
     this.last = { code, reasons: infos.map((i) => i.reason), domains: infos.map((i) => i.domain) };
+  }
+
+  /** src/client's options for `binding`, its exchanges seen by this log. */
+  options(binding: BindingName, options: HubClientOptions): ClientOptions {
+    return { timeoutMs: 20_000, ...options, bindings: [binding], fetch: this.fetch(binding), grpc: { interceptors: [this.interceptor] } };
   }
 
   /** Sees every gRPC/Connect call's failure, unary or inside a stream. */

@@ -4,7 +4,7 @@ import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { hashToken } from "../../src/auth/index.js";
 import { buildConfig, hubOptionsFromConfig, type HubOptions } from "../../src/server/index.js";
 import type { SeedTask } from "./seed-tasks.js";
-import { agentCardOf, everyTaskCall, hubClient, outcomeOf, type Outcome } from "./hub-clients.js";
+import { hubCardOf, everyTaskCall, hubClient, outcomeOf, type Outcome } from "./hub-clients.js";
 
 /** Tenants, their tokens, and the agents every tenant calls. */
 export const TOKENS: Readonly<Record<string, string>> = { t1: "retention-token-one", t2: "retention-token-two" };
@@ -145,7 +145,7 @@ export async function listProblems(base: string, tasks: readonly SeededTask[], m
 export async function everyOperation(base: string, tenant: string, agent: string, id: string): Promise<Record<string, Outcome>> {
   const out: Record<string, Outcome> = {};
   for (const binding of ["jsonrpc", "rest", "grpc"] as const) {
-    const client = await hubClient(agentCardOf(base, agent), binding, { token: TOKENS[tenant]! });
+    const client = await hubClient(hubCardOf(base, agent), binding, { token: TOKENS[tenant]! });
     try {
       const c = everyTaskCall(client, id);
       const [get, cancel, subscribe, followUp, pushCreate, pushList] = await Promise.all([c.get, c.cancel, c.subscribe, c.followUp, c.pushCreate, c.pushList].map(outcomeOf));
