@@ -3,8 +3,10 @@ import { create } from "@bufbuild/protobuf";
 import { AgentCardSchema, TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
 import { EchoAgent, echoCard } from "../../src/agents/index.js";
 import { A2AClient, streamEventId, type BindingName } from "../../src/client/index.js";
-import { A2AError, type A2AErrorName } from "../../src/protocol/index.js";
+import type { A2AErrorName } from "../../src/protocol/index.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { rejection } from "../helpers/errors.js";
+import { clientText as text, collect } from "../helpers/messages.js";
 
 /**
  * The client's push-config calls (§3.1.7–§3.1.10), GetExtendedAgentCard
@@ -33,19 +35,13 @@ afterAll(async () => {
   await Promise.all([pushHub?.stop(), plainHub?.stop(), extendedHub?.stop()]);
 });
 
-const text = (value: string) => ({ message: { parts: [{ content: { case: "text" as const, value } }] } });
-
 async function clientOf(hub: TestHub, binding: BindingName): Promise<A2AClient> {
   return A2AClient.connect(hub.url, { bindings: [binding], timeoutMs: 20_000 });
 }
 
 async function refused(call: () => Promise<unknown>, name: A2AErrorName): Promise<void> {
-  const e = await call().then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(A2AError);
-  expect((e as A2AError).a2a, (e as A2AError).message).toBe(name);
+  const e = await rejection(call());
+  expect(e.a2a, e.message).toBe(name);
 }
 
 async function taskIdOf(client: A2AClient, words: string): Promise<string> {
@@ -110,11 +106,6 @@ describe.each(BINDINGS)("the client's extended card over %s", (binding) => {
   });
 });
 
-async function collect(events: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
-  for await (const e of events) out.push(e);
-  return out;
-}
 
 describe.each(["jsonrpc", "rest"] as const)("stream event ids and resumption over %s", (binding) => {
   it("each event carries its SSE id, and a subscription after one of them replays exactly the events that followed", async () => {

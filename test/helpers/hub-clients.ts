@@ -7,6 +7,7 @@ import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { A2AClient, fromConnectError, readSse, streamEventId, type BindingName, type ClientOptions } from "../../src/client/index.js";
 import { A2A_ERROR_DOMAIN, A2AError, isA2AError, type A2AErrorName } from "../../src/protocol/index.js";
 import { agentInterfaces, ROOT_INTERFACES } from "../../src/server/index.js";
+import { clientText } from "./messages.js";
 import { A2A_SPECIFIC, SPEC_ERRORS, upperSnake } from "./spec-errors.js";
 
 /**
@@ -187,11 +188,9 @@ export async function outcomeOf(call: () => Promise<unknown>): Promise<Outcome> 
   }
 }
 
-const userText = (text: string, taskId = "") => ({ message: { taskId, parts: [{ content: { case: "text" as const, value: text } }] } });
-
 /** Starts a task that stays open (input-required); returns its id. */
 export async function openTask(client: HubClient): Promise<string> {
-  const answer = await client.send(userText("input-required"));
+  const answer = await client.send(clientText("input-required"));
   if (answer.payload.case !== "task") throw new Error(`expected a task, got ${answer.payload.case}`);
   return answer.payload.value.id;
 }
@@ -210,7 +209,7 @@ export function everyTaskCall(client: HubClient, id: string): Record<"get" | "ca
     subscribe: async () => {
       for await (const _ of client.subscribe(id)) break;
     },
-    followUp: () => client.send({ ...userText("more", id), configuration: { returnImmediately: true } }),
+    followUp: () => client.send({ ...clientText("more", { taskId: id }), configuration: { returnImmediately: true } }),
     pushCreate: () => client.createPushConfig({ taskId: id, url: "https://example.com/hook" }),
     pushList: () => client.listPushConfigs(id),
   };
