@@ -135,3 +135,17 @@ describe("stream event ids over gRPC", () => {
     client.close();
   });
 });
+
+describe("the new calls over JSON-RPC 0.3", () => {
+  it("push configs and the extended card are UnsupportedOperation from the client, which speaks only v1.0's methods for them", async () => {
+    const base = await clientOf(extendedHub, "jsonrpc");
+    base.close();
+    const card = { ...base.card, supportedInterfaces: base.card.supportedInterfaces.filter((i) => i.protocolVersion === "0.3") };
+    const client = A2AClient.fromCard(card, { bindings: ["jsonrpc"] });
+    expect(client.chosen.version).toBe("0.3");
+    await refused(() => client.createPushConfig({ taskId: "t", url: "https://example.com/hook" }), "UnsupportedOperation");
+    await refused(() => client.listPushConfigs("t"), "UnsupportedOperation");
+    await refused(() => client.extendedCard(), "UnsupportedOperation");
+    client.close();
+  });
+});
