@@ -1,25 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { context, propagation, type Context } from "@opentelemetry/api";
 import {
   CancelTaskRequestSchema,
+  DeleteTaskPushNotificationConfigRequestSchema,
+  GetExtendedAgentCardRequestSchema,
+  GetTaskPushNotificationConfigRequestSchema,
   GetTaskRequestSchema,
+  ListTaskPushNotificationConfigsRequestSchema,
   ListTasksRequestSchema,
   Role,
   SendMessageRequestSchema,
   SubscribeToTaskRequestSchema,
+  TaskPushNotificationConfigSchema,
   type AgentCard,
-  type CancelTaskRequest,
-  type GetTaskRequest,
-  type ListTasksRequest,
+  type ListTaskPushNotificationConfigsResponse,
   type ListTasksResponse,
   type SendMessageRequest,
   type SendMessageResponse,
   type StreamResponse,
-  type SubscribeToTaskRequest,
   type Task,
+  type TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
-import { EXTENSIONS_HEADER, isA2AError, VERSION_HEADER } from "../protocol/index.js";
+import { A2AError, EXTENSIONS_HEADER, isA2AError, VERSION_HEADER } from "../protocol/index.js";
 import { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 import { fetchAgentCard } from "./agent-card-fetch.js";
 import { BINDING_NAMES, type BindingName } from "./binding.js";
@@ -83,7 +86,20 @@ export interface CallOptions {
   readonly traceContext?: Context;
 }
 
+/** Options of a subscription. */
+export interface SubscribeOptions extends CallOptions {
+  /**
+   * Resume after this event: the SSE id (streamEventId) of the last event
+   * a lost stream delivered, sent as Last-Event-ID (WHATWG HTML §9.2.4)
+   * so the server replays only what came after it. JSON bindings only:
+   * gRPC events carry no id.
+   */
+  readonly lastEventId?: string;
+}
+
 type SendInit = MessageInitShape<typeof SendMessageRequestSchema>;
+/** A push config by its task and its own id (§3.1.8, §3.1.10). */
+type PushConfigRef = { readonly taskId: string; readonly id: string; readonly tenant?: string };
 type TaskRef = string | MessageInitShape<typeof GetTaskRequestSchema>;
 
 /**
@@ -162,30 +178,59 @@ export class A2AClient {
 
   /** §3.1.3: a task by id. */
   get(task: TaskRef, call: CallOptions = {}): Promise<Task> {
-    const req: GetTaskRequest = create(GetTaskRequestSchema, typeof task === "string" ? { id: task } : task);
-    req.tenant = this.tenantFor(req.tenant);
+    const req = this.scoped(GetTaskRequestSchema, typeof task === "string" ? { id: task } : task);
     return this.unary((c) => this.transport.get(req, c), call, "GetTask");
   }
 
   /** §3.1.4: one page of tasks. */
   list(filter: MessageInitShape<typeof ListTasksRequestSchema> = {}, call: CallOptions = {}): Promise<ListTasksResponse> {
-    const req: ListTasksRequest = create(ListTasksRequestSchema, filter);
-    req.tenant = this.tenantFor(req.tenant);
+    const req = this.scoped(ListTasksRequestSchema, filter);
     return this.unary((c) => this.transport.list(req, c), call, "ListTasks");
   }
 
   /** §3.1.5: cancels a task. */
   cancel(task: string | MessageInitShape<typeof CancelTaskRequestSchema>, call: CallOptions = {}): Promise<Task> {
-    const req: CancelTaskRequest = create(CancelTaskRequestSchema, typeof task === "string" ? { id: task } : task);
-    req.tenant = this.tenantFor(req.tenant);
+    const req = this.scoped(CancelTaskRequestSchema, typeof task === "string" ? { id: task } : task);
     return this.unary((c) => this.transport.cancel(req, c), call, "CancelTask");
   }
 
-  /** §3.1.6: the task's current state, then its updates until it settles. */
-  subscribe(task: string | MessageInitShape<typeof SubscribeToTaskRequestSchema>, call: CallOptions = {}): AsyncGenerator<StreamResponse> {
-    const req: SubscribeToTaskRequest = create(SubscribeToTaskRequestSchema, typeof task === "string" ? { id: task } : task);
-    req.tenant = this.tenantFor(req.tenant);
-    return this.streaming((c) => this.transport.subscribe(req, c), call, "SubscribeToTask");
+  /** §3.1.6: the task's current state, then its updates until it settles; with `lastEventId`, the events after that one. */
+  subscribe(task: string | MessageInitShape<typeof SubscribeToTaskRequestSchema>, call: SubscribeOptions = {}): AsyncGenerator<StreamResponse> {
+    const req = this.scoped(SubscribeToTaskRequestSchema, typeof task === "string" ? { id: task } : task);
+    if (call.lastEventId === undefined) return this.streaming((c) => this.transport.subscribe(req, c), call, "SubscribeToTask");
+    if (this.chosen.binding === "grpc") throw new A2AError("UnsupportedOperation", "gRPC streams carry no event ids to resume after: subscribe without lastEventId");
+    const resume = { "last-event-id": call.lastEventId };
+    return this.streaming((c) => this.transport.subscribe(req, { ...c, headers: { ...c.headers, ...resume } }), call, "SubscribeToTask");
+  }
+
+  /** §3.1.7: registers a webhook for a task's updates; the answer carries the config's id. */
+  createPushConfig(config: MessageInitShape<typeof TaskPushNotificationConfigSchema>, call: CallOptions = {}): Promise<TaskPushNotificationConfig> {
+    const req = this.scoped(TaskPushNotificationConfigSchema, config);
+    return this.unary((c) => this.transport.createPushConfig(req, c), call, "CreateTaskPushNotificationConfig");
+  }
+
+  /** §3.1.8: one push config of a task, by task id and config id. */
+  getPushConfig(ref: PushConfigRef, call: CallOptions = {}): Promise<TaskPushNotificationConfig> {
+    const req = this.scoped(GetTaskPushNotificationConfigRequestSchema, ref);
+    return this.unary((c) => this.transport.getPushConfig(req, c), call, "GetTaskPushNotificationConfig");
+  }
+
+  /** §3.1.9: a task's push configs (one page). */
+  listPushConfigs(task: string | MessageInitShape<typeof ListTaskPushNotificationConfigsRequestSchema>, call: CallOptions = {}): Promise<ListTaskPushNotificationConfigsResponse> {
+    const req = this.scoped(ListTaskPushNotificationConfigsRequestSchema, typeof task === "string" ? { taskId: task } : task);
+    return this.unary((c) => this.transport.listPushConfigs(req, c), call, "ListTaskPushNotificationConfigs");
+  }
+
+  /** §3.1.10: removes a push config; deleting one already gone is no error (idempotent). */
+  deletePushConfig(ref: PushConfigRef, call: CallOptions = {}): Promise<void> {
+    const req = this.scoped(DeleteTaskPushNotificationConfigRequestSchema, ref);
+    return this.unary((c) => this.transport.deletePushConfig(req, c), call, "DeleteTaskPushNotificationConfig");
+  }
+
+  /** §3.1.11: the card an authenticated caller may see, where the public card declares `capabilities.extendedAgentCard`. */
+  extendedCard(call: CallOptions = {}): Promise<AgentCard> {
+    const req = this.scoped(GetExtendedAgentCardRequestSchema, {});
+    return this.unary((c) => this.transport.extendedCard(req, c), call, "GetExtendedAgentCard");
   }
 
   /** Releases the client's connections. */
@@ -193,15 +238,19 @@ export class A2AClient {
     this.transport.close();
   }
 
-  /** §8.3.2: the interface's tenant wins; else the configured one; else what the caller set. */
-  private tenantFor(requested: string): string {
-    return this.chosen.tenant || this.options.tenant || requested;
+  /**
+   * A request built from `init`, its tenant as §8.3.2 has it: the
+   * interface's wins; else the configured one; else what the caller set.
+   */
+  private scoped<Desc extends DescMessage>(schema: Desc, init: MessageInitShape<Desc>): MessageShape<Desc> & { tenant: string } {
+    const req = create(schema, init) as MessageShape<Desc> & { tenant: string };
+    req.tenant = this.chosen.tenant || this.options.tenant || req.tenant;
+    return req;
   }
 
   /** A SendMessageRequest with the defaults a client message needs: an id and the user role (§3.2.1). */
   private sendRequest(init: SendInit): SendMessageRequest {
-    const req = create(SendMessageRequestSchema, init);
-    req.tenant = this.tenantFor(req.tenant);
+    const req = this.scoped(SendMessageRequestSchema, init);
     if (req.message) {
       if (!req.message.messageId) req.message.messageId = randomUUID();
       if (req.message.role === Role.UNSPECIFIED) req.message.role = Role.USER;

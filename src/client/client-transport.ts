@@ -1,6 +1,12 @@
 import type {
+  AgentCard,
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
   SendMessageRequest,
@@ -8,12 +14,13 @@ import type {
   StreamResponse,
   SubscribeToTaskRequest,
   Task,
+  TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
 
 /** What every call carries to the wire: the abort signal (deadline and caller) and the service parameters. */
 export interface TransportCall {
   readonly signal: AbortSignal;
-  /** A2A-Version, A2A-Extensions, Authorization (§3.2.6, §7). */
+  /** A2A-Version, A2A-Extensions, Authorization (§3.2.6, §7); Last-Event-ID on a resumed subscription. */
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -29,6 +36,11 @@ export interface ClientTransport {
   list(req: ListTasksRequest, call: TransportCall): Promise<ListTasksResponse>;
   cancel(req: CancelTaskRequest, call: TransportCall): Promise<Task>;
   subscribe(req: SubscribeToTaskRequest, call: TransportCall): AsyncIterable<StreamResponse>;
+  createPushConfig(req: TaskPushNotificationConfig, call: TransportCall): Promise<TaskPushNotificationConfig>;
+  getPushConfig(req: GetTaskPushNotificationConfigRequest, call: TransportCall): Promise<TaskPushNotificationConfig>;
+  listPushConfigs(req: ListTaskPushNotificationConfigsRequest, call: TransportCall): Promise<ListTaskPushNotificationConfigsResponse>;
+  deletePushConfig(req: DeleteTaskPushNotificationConfigRequest, call: TransportCall): Promise<void>;
+  extendedCard(req: GetExtendedAgentCardRequest, call: TransportCall): Promise<AgentCard>;
   /** Releases connections (gRPC keeps an HTTP/2 session). */
   close(): void;
 }

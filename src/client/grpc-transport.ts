@@ -38,6 +38,13 @@ export class GrpcTransport implements ClientTransport {
   cancel: ClientTransport["cancel"] = (req, call) => unary(() => this.client.cancelTask(req, options(call)));
   stream: ClientTransport["stream"] = (req, call) => streaming(() => this.client.sendStreamingMessage(req, options(call)));
   subscribe: ClientTransport["subscribe"] = (req, call) => streaming(() => this.client.subscribeToTask(req, options(call)));
+  createPushConfig: ClientTransport["createPushConfig"] = (req, call) => unary(() => this.client.createTaskPushNotificationConfig(req, options(call)));
+  getPushConfig: ClientTransport["getPushConfig"] = (req, call) => unary(() => this.client.getTaskPushNotificationConfig(req, options(call)));
+  listPushConfigs: ClientTransport["listPushConfigs"] = (req, call) => unary(() => this.client.listTaskPushNotificationConfigs(req, options(call)));
+  deletePushConfig: ClientTransport["deletePushConfig"] = async (req, call) => {
+    await unary(() => this.client.deleteTaskPushNotificationConfig(req, options(call)));
+  };
+  extendedCard: ClientTransport["extendedCard"] = (req, call) => unary(() => this.client.getExtendedAgentCard(req, options(call)));
 
   close(): void {
     this.session.abort();

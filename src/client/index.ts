@@ -4,7 +4,7 @@
  * every binding's errors read back into A2AError. Used by the remote agent
  * and the CLI.
  */
-export { A2AClient, DEFAULT_TIMEOUT_MS, type CallOptions, type ClientOptions } from "./a2a-client.js";
+export { A2AClient, DEFAULT_TIMEOUT_MS, type CallOptions, type ClientOptions, type SubscribeOptions } from "./a2a-client.js";
 export { ClientCredentials, TokenRequestError, type ClientCredentialsOptions, type TokenSource } from "./client-credentials.js";
 export { CardSignatureError, cardVerifier, type CardTrust, type VerifiedSignature } from "./card-verifier.js";
 export { cardUrlOf, cardUrlsOf, fetchAgentCard, parseAgentCard, WELL_KNOWN_CARD_PATH } from "./agent-card-fetch.js";
@@ -16,3 +16,4 @@ export type { GrpcTransportOptions } from "./grpc-transport.js";
 export { chooseInterface, type ChosenInterface } from "./interface-choice.js";
 export { grpcBaseUrl } from "./grpc-transport.js";
 export { readSse, type SseMessage } from "./sse-reader.js";
+export { streamEventId } from "./stream-event-id.js";

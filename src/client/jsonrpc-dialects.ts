@@ -1,7 +1,14 @@
 import type { DescMethod, MessageShape } from "@bufbuild/protobuf";
+import type { Empty } from "@bufbuild/protobuf/wkt";
 import {
+  type AgentCard,
   type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetExtendedAgentCardRequest,
+  type GetTaskPushNotificationConfigRequest,
   type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
   type ListTasksRequest,
   type ListTasksResponse,
   type SendMessageRequest,
@@ -9,6 +16,7 @@ import {
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
+  type TaskPushNotificationConfig,
 } from "../../gen/a2a/v1/a2a_pb.js";
 import { OPERATIONS, type A2AVersion, type Operation } from "../protocol/index.js";
 import { decodeResult, encodeRequest } from "./proto-json.js";
@@ -35,6 +43,12 @@ export interface JsonRpcDialect {
   readonly list?: JsonRpcOp<ListTasksRequest, ListTasksResponse>;
   readonly cancel: JsonRpcOp<CancelTaskRequest, Task>;
   readonly subscribe: JsonRpcStreamOp<SubscribeToTaskRequest>;
+  /** §9.4.7, §9.4.8; undefined where this client does not speak the version's method (v0.3). */
+  readonly createPushConfig?: JsonRpcOp<TaskPushNotificationConfig, TaskPushNotificationConfig>;
+  readonly getPushConfig?: JsonRpcOp<GetTaskPushNotificationConfigRequest, TaskPushNotificationConfig>;
+  readonly listPushConfigs?: JsonRpcOp<ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse>;
+  readonly deletePushConfig?: JsonRpcOp<DeleteTaskPushNotificationConfigRequest, Empty>;
+  readonly extendedCard?: JsonRpcOp<GetExtendedAgentCardRequest, AgentCard>;
 }
 
 /** An operation's v1.0 method: its name and ProtoJSON request and result, from the one operation table. */
@@ -70,6 +84,11 @@ export const JSONRPC_V1: JsonRpcDialect = {
   list: v1(OPERATIONS.listTasks),
   cancel: v1(OPERATIONS.cancelTask),
   subscribe: v1(OPERATIONS.subscribeToTask),
+  createPushConfig: v1(OPERATIONS.createTaskPushNotificationConfig),
+  getPushConfig: v1(OPERATIONS.getTaskPushNotificationConfig),
+  listPushConfigs: v1(OPERATIONS.listTaskPushNotificationConfigs),
+  deletePushConfig: v1(OPERATIONS.deleteTaskPushNotificationConfig),
+  extendedCard: v1(OPERATIONS.getExtendedAgentCard),
 };
 
 /** A v0.3 status-update with `final: true` is the last event of its stream (v0.3 schema). */

@@ -5,7 +5,8 @@ import { invalidResponse } from "./client-failure.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";
 import { httpCall, isEventStream, readJson, throwHttpError } from "./http-call.js";
 import type { JsonRpcDialect, JsonRpcOp, JsonRpcStreamOp } from "./jsonrpc-dialects.js";
-import { readSse } from "./sse-reader.js";
+import { readSseJson } from "./sse-reader.js";
+import { withEventId } from "./stream-event-id.js";
 
 /**
  * §9: the JSON-RPC 2.0 binding. One POST per call to the interface URL;
@@ -28,12 +29,22 @@ export class JsonRpcTransport implements ClientTransport {
   stream = (req: Parameters<ClientTransport["stream"]>[0], call: TransportCall) => this.streaming(this.dialect.stream, req, call);
   subscribe = (req: Parameters<ClientTransport["subscribe"]>[0], call: TransportCall) => this.streaming(this.dialect.subscribe, req, call);
 
-  list: ClientTransport["list"] = async (req, call) => {
-    if (!this.dialect.list) throw new A2AError("UnsupportedOperation", `ListTasks is not part of A2A ${this.dialect.version}; the agent offers no way to list tasks`);
-    return this.unary(this.dialect.list, req, call);
+  list: ClientTransport["list"] = async (req, call) => this.unary(this.spoken(this.dialect.list, "ListTasks"), req, call);
+  createPushConfig: ClientTransport["createPushConfig"] = async (req, call) => this.unary(this.spoken(this.dialect.createPushConfig, "CreateTaskPushNotificationConfig"), req, call);
+  getPushConfig: ClientTransport["getPushConfig"] = async (req, call) => this.unary(this.spoken(this.dialect.getPushConfig, "GetTaskPushNotificationConfig"), req, call);
+  listPushConfigs: ClientTransport["listPushConfigs"] = async (req, call) => this.unary(this.spoken(this.dialect.listPushConfigs, "ListTaskPushNotificationConfigs"), req, call);
+  deletePushConfig: ClientTransport["deletePushConfig"] = async (req, call) => {
+    await this.unary(this.spoken(this.dialect.deletePushConfig, "DeleteTaskPushNotificationConfig"), req, call);
   };
+  extendedCard: ClientTransport["extendedCard"] = async (req, call) => this.unary(this.spoken(this.dialect.extendedCard, "GetExtendedAgentCard"), req, call);
 
   close(): void {}
+
+  /** The dialect's method, or UnsupportedOperation where this client does not call it in that version (v0.3 has no ListTasks). */
+  private spoken<Req, Res>(op: JsonRpcOp<Req, Res> | undefined, name: string): JsonRpcOp<Req, Res> {
+    if (!op) throw new A2AError("UnsupportedOperation", `this client does not call ${name} over JSON-RPC A2A ${this.dialect.version}`);
+    return op;
+  }
 
   private envelope(method: string, params: unknown): { jsonrpc: "2.0"; id: number; method: string; params: unknown } {
     return { jsonrpc: "2.0", id: this.nextId++, method, params };
@@ -57,16 +68,9 @@ export class JsonRpcTransport implements ClientTransport {
       return;
     }
     if (!response.body) throw invalidResponse(`the ${op.method} stream has no body`);
-    for await (const message of readSse(response.body)) {
-      if (message.data.trim() === "") continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(message.data);
-      } catch (e) {
-        throw invalidResponse(`a ${op.method} event is not JSON: ${message.data.slice(0, 120)}`, e);
-      }
+    for await (const { json, id } of readSseJson(response.body, `a ${op.method} event`)) {
       const result = resultOf(json, body.id);
-      yield op.result(result);
+      yield withEventId(op.result(result), id);
       if (op.last?.(result)) return;
     }
   }

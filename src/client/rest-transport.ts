@@ -1,11 +1,15 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
+  AgentCardSchema,
   CancelTaskRequestSchema,
+  ListTaskPushNotificationConfigsRequestSchema,
+  ListTaskPushNotificationConfigsResponseSchema,
   ListTasksRequestSchema,
   ListTasksResponseSchema,
   SendMessageRequestSchema,
   SendMessageResponseSchema,
   StreamResponseSchema,
+  TaskPushNotificationConfigSchema,
   TaskSchema,
   type StreamResponse,
 } from "../../gen/a2a/v1/a2a_pb.js";
@@ -14,7 +18,8 @@ import { invalidResponse } from "./client-failure.js";
 import type { ClientTransport, TransportCall } from "./client-transport.js";
 import { httpCall, isEventStream, readJson, throwHttpError } from "./http-call.js";
 import { decodeResult, encodeRequest } from "./proto-json.js";
-import { readSse } from "./sse-reader.js";
+import { readSseJson } from "./sse-reader.js";
+import { withEventId } from "./stream-event-id.js";
 
 /** §11.1: the media type of request bodies. */
 const A2A_JSON = "application/a2a+json";
@@ -45,32 +50,54 @@ export class RestTransport implements ClientTransport {
     return decodeResult(TaskSchema, await this.json("GET", this.path(req.tenant, `/tasks/${encodeURIComponent(req.id)}${query}`), call), "the task");
   };
 
-  list: ClientTransport["list"] = async (req, call) => {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(encodeRequest(ListTasksRequestSchema, req, ["tenant"]))) {
-      // §11.5: scalars, enum names and timestamps only; the request has nothing else.
-      if (value !== null && typeof value !== "object") params.set(key, String(value));
-    }
-    const query = params.size > 0 ? `?${params.toString()}` : "";
-    return decodeResult(ListTasksResponseSchema, await this.json("GET", this.path(req.tenant, `/tasks${query}`), call), "the task list");
-  };
+  list: ClientTransport["list"] = async (req, call) =>
+    decodeResult(ListTasksResponseSchema, await this.json("GET", this.path(req.tenant, `/tasks${query(encodeRequest(ListTasksRequestSchema, req, ["tenant"]))}`), call), "the task list");
 
   cancel: ClientTransport["cancel"] = async (req, call) =>
     decodeResult(TaskSchema, await this.json("POST", this.path(req.tenant, `/tasks/${encodeURIComponent(req.id)}:cancel`), call, encodeRequest(CancelTaskRequestSchema, req, ["tenant", "id"])), "the canceled task");
 
   subscribe: ClientTransport["subscribe"] = (req, call) => this.events(this.path(req.tenant, `/tasks/${encodeURIComponent(req.id)}:subscribe`), call);
 
+  // §11.3.3: a task's push configs, the task id (and the config's) in the path.
+  createPushConfig: ClientTransport["createPushConfig"] = async (req, call) =>
+    decodeResult(
+      TaskPushNotificationConfigSchema,
+      await this.json("POST", this.pushPath(req.tenant, req.taskId), call, encodeRequest(TaskPushNotificationConfigSchema, req, ["tenant", "taskId"])),
+      "the created push config",
+    );
+
+  getPushConfig: ClientTransport["getPushConfig"] = async (req, call) =>
+    decodeResult(TaskPushNotificationConfigSchema, await this.json("GET", this.pushPath(req.tenant, req.taskId, req.id), call), "the push config");
+
+  listPushConfigs: ClientTransport["listPushConfigs"] = async (req, call) => {
+    const params = query(encodeRequest(ListTaskPushNotificationConfigsRequestSchema, req, ["tenant", "taskId"]));
+    return decodeResult(ListTaskPushNotificationConfigsResponseSchema, await this.json("GET", `${this.pushPath(req.tenant, req.taskId)}${params}`, call), "the push config list");
+  };
+
+  deletePushConfig: ClientTransport["deletePushConfig"] = async (req, call) => {
+    await this.json("DELETE", this.pushPath(req.tenant, req.taskId, req.id), call);
+  };
+
+  // §11.3.4
+  extendedCard: ClientTransport["extendedCard"] = async (req, call) => decodeResult(AgentCardSchema, await this.json("GET", this.path(req.tenant, "/extendedAgentCard"), call), "the extended agent card");
+
   close(): void {}
+
+  private pushPath(tenant: string, taskId: string, id?: string): string {
+    return this.path(tenant, `/tasks/${encodeURIComponent(taskId)}/pushNotificationConfigs${id === undefined ? "" : `/${encodeURIComponent(id)}`}`);
+  }
 
   private path(tenant: string, rest: string): string {
     return `${this.base}${tenant ? `/${encodeURIComponent(tenant)}` : ""}${rest}`;
   }
 
-  private async json(method: "GET" | "POST", url: string, call: TransportCall, body?: JsonObject): Promise<unknown> {
+  /** A unary exchange's JSON answer; an empty body (a DELETE's google.protobuf.Empty) reads as `{}`. */
+  private async json(method: "GET" | "POST" | "DELETE", url: string, call: TransportCall, body?: JsonObject): Promise<unknown> {
     const headers: Record<string, string> = { ...call.headers, accept: `${A2A_JSON}, application/json` };
     if (body !== undefined) headers["content-type"] = A2A_JSON;
     const response = await httpCall({ method, url, headers, body, signal: call.signal, fetch: this.fetch });
     if (!response.ok) await throwHttpError(response);
+    if (method === "DELETE" && (response.status === 204 || response.headers.get("content-length") === "0")) return {};
     return readJson(response, `the answer of ${method} ${url}`);
   }
 
@@ -86,22 +113,22 @@ export class RestTransport implements ClientTransport {
     if (!response.ok) await throwHttpError(response);
     if (!isEventStream(response)) throw invalidResponse(`${url} answered ${response.headers.get("content-type") ?? "no content type"}, not an event stream`);
     if (!response.body) throw invalidResponse(`the stream of ${url} has no body`);
-    for await (const message of readSse(response.body)) {
-      if (message.data.trim() === "") continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(message.data);
-      } catch (e) {
-        throw invalidResponse(`an event of ${url} is not JSON: ${message.data.slice(0, 120)}`, e);
-      }
+    for await (const { event, id, json } of readSseJson(response.body, `an event of ${url}`)) {
       // An error after the stream started arrives as an event carrying the §11.6 body.
-      if (message.event === "error" || isErrorBody(json)) {
+      if (event === "error" || isErrorBody(json)) {
         const error = (json as { error?: { code?: unknown } }).error;
         throw fromHttpError(typeof error?.code === "number" ? error.code : 500, "", json);
       }
-      yield decodeResult(StreamResponseSchema, json, `an event of ${url}`);
+      yield withEventId(decodeResult(StreamResponseSchema, json, `an event of ${url}`), id);
     }
   }
+}
+
+/** §11.5: a GET's request fields as query parameters (scalars, enum names and timestamps: the requests have nothing else). */
+function query(fields: JsonObject): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) if (value !== null && typeof value !== "object") params.set(key, String(value));
+  return params.size > 0 ? `?${params.toString()}` : "";
 }
 
 function isErrorBody(json: unknown): boolean {

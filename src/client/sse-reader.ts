@@ -1,3 +1,5 @@
+import { invalidResponse } from "./client-failure.js";
+
 /** One event of a text/event-stream (WHATWG HTML §9.2.6). */
 export interface SseMessage {
   /** The `event:` field; undefined for the default "message" type. */
@@ -58,4 +60,28 @@ function lineEnd(buffer: string, done: boolean): number {
     if (c === "\r") return i + 1 < buffer.length || done ? i : -1;
   }
   return -1;
+}
+
+/** One SSE event whose data is JSON, with its `event:` and `id:` fields. */
+export interface SseJson {
+  readonly event?: string;
+  readonly id?: string;
+  readonly json: unknown;
+}
+
+/**
+ * The JSON events of an SSE body (events with empty data skipped); data
+ * that is not JSON is InvalidAgentResponse naming `what`.
+ */
+export async function* readSseJson(body: ReadableStream<Uint8Array>, what: string): AsyncGenerator<SseJson> {
+  for await (const message of readSse(body)) {
+    if (message.data.trim() === "") continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(message.data);
+    } catch (e) {
+      throw invalidResponse(`${what} is not JSON: ${message.data.slice(0, 120)}`, e);
+    }
+    yield { event: message.event, id: message.id, json };
+  }
 }

@@ -26,7 +26,7 @@ import { textOf } from "../helpers/message-text.js";
 import { openStream, rest } from "../helpers/rest.js";
 import { removeDir, tempDataDir } from "../helpers/server-process.js";
 import { dataEvents, type SseStream } from "../helpers/sse.js";
-import { CLIENT_FACTORIES } from "../helpers/tenant-clients.js";
+import { hubCardOf, hubClient, listedIds, outcomeOf } from "../helpers/hub-clients.js";
 import { tenantHubOptions } from "../helpers/tenant-hub.js";
 import { startTestHub, type TestHub, type TransportName } from "../helpers/test-hub.js";
 import type { HubOptions } from "../../src/server/index.js";
@@ -645,16 +645,18 @@ describe("tenants and agents", () => {
     expect(await SENDERS[name](tenantTarget("t1", "alpha"), send)).toEqual(one);
     expect(await SENDERS[name](tenantTarget("t2", "alpha"), send)).toEqual(two);
 
-    const c1 = CLIENT_FACTORIES.grpc(th.url, "alpha", TOKENS.t1);
-    const c2 = CLIENT_FACTORIES.grpc(th.url, "alpha", TOKENS.t2);
-    const listed1 = await c1.list();
-    const listed2 = await c2.list();
+    const c1 = await hubClient(hubCardOf(th.url, "alpha"), "grpc", { token: TOKENS.t1 });
+    const c2 = await hubClient(hubCardOf(th.url, "alpha"), "grpc", { token: TOKENS.t2 });
+    const listed1 = await listedIds(c1);
+    const listed2 = await listedIds(c2);
     expect(listed1).toContain(one.taskId);
     expect(listed1).not.toContain(two.taskId);
     expect(listed2).toContain(two.taskId);
     expect(listed2).not.toContain(one.taskId);
-    expect(await c1.get(two.taskId!)).toBe("not-found");
-    expect(await c2.get(one.taskId!)).toBe("not-found");
+    expect(await outcomeOf(() => c1.get(two.taskId!))).toBe("not-found");
+    expect(await outcomeOf(() => c2.get(one.taskId!))).toBe("not-found");
+    c1.close();
+    c2.close();
   });
 
   it("a second tenant reusing another tenant's key with other text is not refused: the ledger is per tenant", async () => {
@@ -672,7 +674,8 @@ describe("tenants and agents", () => {
     expect(beta.state).toBe(TaskState.COMPLETED);
     expect(beta.taskId).not.toBe(alpha.taskId);
     expect(await SENDERS.jsonrpc(tenantTarget("t1", "beta"), send)).toEqual(beta);
-    expect(await CLIENT_FACTORIES.rest(th.url, "beta", TOKENS.t1).get(alpha.taskId!)).toBe("not-found");
+    const overRest = await hubClient(hubCardOf(th.url, "beta"), "rest", { token: TOKENS.t1 });
+    expect(await outcomeOf(() => overRest.get(alpha.taskId!))).toBe("not-found");
   });
 });
 

@@ -5,7 +5,7 @@ import { A2AService } from "../../gen/a2a/v1/a2a_pb.js";
 import { hashToken } from "../../src/auth/index.js";
 import { tenantHubOptions } from "../helpers/tenant-hub.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
-import { CLIENT_FACTORIES, type TenantClient } from "../helpers/tenant-clients.js";
+import { hubCardOf, everyTaskCall, hubClient, listedIds, openTask, outcomeOf, type HubClient } from "../helpers/hub-clients.js";
 
 const TOKENS = { t1: "token-of-tenant-one", t2: "token-of-tenant-two" } as const;
 type Tenant = keyof typeof TOKENS;
@@ -16,31 +16,38 @@ let t: TestHub;
 beforeAll(async () => {
   t = await startTestHub(tenantHubOptions(TOKENS, [{ id: "alpha" }, { id: "beta" }, { id: "private", tenants: ["t1"] }]));
 });
+const clients = new Map<string, Promise<HubClient>>();
 afterAll(async () => {
+  for (const c of clients.values()) (await c).close();
   await t.stop();
 });
 
-const clientFor = (binding: (typeof BINDINGS)[number], tenant: Tenant, agent: string): TenantClient => CLIENT_FACTORIES[binding](t.url, agent, TOKENS[tenant]);
+/** A client of `agent` as `tenant`, from the card the hub publishes for the agent (in hand: a private or unknown agent's card is not served). */
+function clientFor(binding: (typeof BINDINGS)[number], tenant: Tenant, agent: string): Promise<HubClient> {
+  const key = `${binding} ${tenant} ${agent}`;
+  if (!clients.has(key)) clients.set(key, hubClient(hubCardOf(t.url, agent), binding, { token: TOKENS[tenant] }));
+  return clients.get(key)!;
+}
 
 describe.each(BINDINGS)("isolation over %s: 2 tenants × 2 agents × every task operation", (binding) => {
   it("a task is visible to its own (tenant, agent) only; every other pair gets not-found", { timeout: 60_000 }, async () => {
     const owners: Array<{ tenant: Tenant; agent: string; id: string }> = [];
-    for (const tenant of ["t1", "t2"] as Tenant[]) for (const agent of AGENTS) owners.push({ tenant, agent, id: await clientFor(binding, tenant, agent).open() });
+    for (const tenant of ["t1", "t2"] as Tenant[]) for (const agent of AGENTS) owners.push({ tenant, agent, id: await openTask(await clientFor(binding, tenant, agent)) });
     for (const owner of owners) {
-      const own = clientFor(binding, owner.tenant, owner.agent);
-      expect(await own.get(owner.id)).toBe("ok");
-      expect(await own.pushList(owner.id)).toBe("ok");
+      const own = everyTaskCall(await clientFor(binding, owner.tenant, owner.agent), owner.id);
+      expect(await outcomeOf(own.get)).toBe("ok");
+      expect(await outcomeOf(own.pushList)).toBe("ok");
       for (const tenant of ["t1", "t2"] as Tenant[]) {
         for (const agent of AGENTS) {
           if (tenant === owner.tenant && agent === owner.agent) continue;
-          const other = clientFor(binding, tenant, agent);
+          const other = everyTaskCall(await clientFor(binding, tenant, agent), owner.id);
           const seen = {
-            get: await other.get(owner.id),
-            cancel: await other.cancel(owner.id),
-            subscribe: await other.subscribe(owner.id),
-            followUp: await other.followUp(owner.id),
-            pushCreate: await other.pushCreate(owner.id),
-            pushList: await other.pushList(owner.id),
+            get: await outcomeOf(other.get),
+            cancel: await outcomeOf(other.cancel),
+            subscribe: await outcomeOf(other.subscribe),
+            followUp: await outcomeOf(other.followUp),
+            pushCreate: await outcomeOf(other.pushCreate),
+            pushList: await outcomeOf(other.pushList),
           };
           expect(seen, `${tenant}/${agent} reaching ${owner.tenant}/${owner.agent}'s task`).toEqual({
             get: "not-found",
@@ -56,21 +63,21 @@ describe.each(BINDINGS)("isolation over %s: 2 tenants × 2 agents × every task 
     // ListTasks never returns a foreign task.
     for (const tenant of ["t1", "t2"] as Tenant[]) {
       for (const agent of AGENTS) {
-        const listed = await clientFor(binding, tenant, agent).list();
+        const listed = await listedIds(await clientFor(binding, tenant, agent));
         const foreign = owners.filter((o) => o.tenant !== tenant || o.agent !== agent).map((o) => o.id);
         expect(listed.filter((id) => foreign.includes(id))).toEqual([]);
         expect(listed).toContain(owners.find((o) => o.tenant === tenant && o.agent === agent)!.id);
       }
     }
     // The owner can still cancel: nothing above touched the tasks.
-    for (const owner of owners) expect(await clientFor(binding, owner.tenant, owner.agent).cancel(owner.id)).toBe("ok");
+    for (const owner of owners) expect(await outcomeOf(everyTaskCall(await clientFor(binding, owner.tenant, owner.agent), owner.id).cancel)).toBe("ok");
   });
 
   it("an agent the tenant may not call answers as if it did not exist", async () => {
-    expect(await clientFor(binding, "t2", "private").get("any")).toBe("not-found");
-    expect(await clientFor(binding, "t2", "nonexistent").get("any")).toBe("not-found");
-    const allowed = clientFor(binding, "t1", "private");
-    expect(await allowed.get(await allowed.open())).toBe("ok");
+    const get = async (tenant: Tenant, agent: string, id: string) => outcomeOf(async () => (await clientFor(binding, tenant, agent)).get(id));
+    expect(await get("t2", "private", "any")).toBe("not-found");
+    expect(await get("t2", "nonexistent", "any")).toBe("not-found");
+    expect(await get("t1", "private", await openTask(await clientFor(binding, "t1", "private")))).toBe("ok");
   });
 });
 
@@ -166,6 +173,7 @@ describe("@a2a-js/sdk with a bearer token, from a per-agent card", () => {
     } as never);
     expect(result.status.state).toBe(3);
     // The task lives with (t1, private): tenant t2 cannot see it even on an agent it may call.
-    expect(await CLIENT_FACTORIES.jsonrpc(t.url, "alpha", TOKENS.t2).get(result.id)).toBe("not-found");
+    const t2 = await clientFor("jsonrpc", "t2", "alpha");
+    expect(await outcomeOf(() => t2.get(result.id))).toBe("not-found");
   });
 });

@@ -7,6 +7,7 @@ import { AgentCardSchema, TaskState, type StreamResponse } from "../../gen/a2a/v
 import { A2AClient, cardUrlOf, cardUrlsOf, chooseInterface, clientFailureOf, parseAgentCard } from "../../src/client/index.js";
 import { A2AError } from "../../src/core/index.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { rejection } from "../helpers/errors.js";
 
 /** Card resolution, interface choice, and failures of the exchange. */
 
@@ -15,15 +16,6 @@ const card = (interfaces: Array<[string, string, string?]>) =>
     name: "x",
     supportedInterfaces: interfaces.map(([protocolBinding, protocolVersion, url]) => ({ protocolBinding, protocolVersion, url: url ?? `http://h/${protocolBinding}/${protocolVersion}` })),
   });
-
-async function rejection(p: Promise<unknown>): Promise<A2AError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(A2AError);
-  return e as A2AError;
-}
 
 describe("interface choice", () => {
   it("prefers JSON-RPC, then HTTP+JSON, then gRPC at the same version, whatever the card's order", () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { TaskState, type StreamResponse } from "../../gen/a2a/v1/a2a_pb.js";
+import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AClient, BINDING_NAMES, PROTOCOL_BINDINGS, type BindingName } from "../../src/client/index.js";
-import { A2AError } from "../../src/core/index.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
+import { rejection } from "../helpers/errors.js";
+import { clientText as text, collect } from "../helpers/messages.js";
 
 /** The A2A client against our own hub, table-driven over every binding the hub's card lists. */
 
@@ -24,22 +25,6 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const text = (value: string) => ({ message: { parts: [{ content: { case: "text" as const, value } }] } });
-
-async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
-
-async function rejection(p: Promise<unknown>): Promise<A2AError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(A2AError);
-  return e as A2AError;
-}
 
 /** Which bindings the hub's card offers. */
 async function offered(): Promise<BindingName[]> {

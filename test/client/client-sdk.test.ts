@@ -1,28 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { TaskState, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import { A2AClient, clientFailureOf, type BindingName } from "../../src/client/index.js";
-import { A2AError } from "../../src/core/index.js";
 import { startSdkAgent, type SdkAgent } from "../fixtures/sdk-agent.js";
+import { rejection } from "../helpers/errors.js";
+import { clientText as text, collect } from "../helpers/messages.js";
 
 /** The A2A client against an @a2a-js/sdk@1.3.0 server: proof on a server we did not write. */
 
-const text = (value: string, extra: Record<string, unknown> = {}) => ({ message: { ...extra, parts: [{ content: { case: "text" as const, value } }] } });
-
-async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
-  const out: StreamResponse[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
-
-async function rejection(p: Promise<unknown>): Promise<A2AError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(A2AError);
-  return e as A2AError;
-}
 
 const TOKEN = "sdk-secret";
 

@@ -1,6 +1,6 @@
 import { equals, toJson } from "@bufbuild/protobuf";
 import { MessageSchema, Role, TaskSchema, TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { CallError, type BindingClient } from "./binding-client.js";
+import { refusedAs, type HubClient } from "./hub-clients.js";
 import { textOf } from "./message-text.js";
 
 export const TERMINAL = new Set([TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED]);
@@ -80,7 +80,7 @@ export interface Cancelable {
  * allows it and the task really is terminal. False when the pool is empty.
  */
 export async function cancelNext(
-  client: BindingClient,
+  client: HubClient,
   pool: Cancelable[],
   cancelSent: Set<string>,
   mayEndFirst: (target: Cancelable) => boolean,
@@ -92,7 +92,7 @@ export async function cancelNext(
   try {
     acknowledge(await client.cancel(target.id), target);
   } catch (e) {
-    if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE" && mayEndFirst(target))) throw e;
+    if (!(refusedAs(e, "TaskNotCancelable") && mayEndFirst(target))) throw e;
     const now = await client.get(target.id);
     if (!TERMINAL.has(now.status?.state ?? TaskState.UNSPECIFIED)) throw new Error(`cancel of ${target.id} was refused as not cancelable, but it is ${TaskState[now.status?.state ?? 0]}`);
   }

@@ -1,6 +1,6 @@
 import { clone, equals, fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { ArtifactSchema, StreamResponseSchema, TaskSchema, TaskState, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import type { SeenEvent } from "./binding-client.js";
+import type { SeenEvent } from "./hub-clients.js";
 import { openRpcStream } from "./jsonrpc-requests.js";
 import { within } from "./server-process.js";
 

@@ -1,6 +1,6 @@
-import { TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
+import { TaskState, type StreamResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import { cancelNext, TERMINAL, type Ack, type Cancelable, type Told } from "./acknowledged.js";
-import { BINDINGS, bindingClientFor, CallError, type Binding, type BindingClient, type SeenEvent } from "./binding-client.js";
+import { hubClientAt, LOAD_BINDINGS, refusedAs, withSeqs, type Binding, type HubClient, type SeenEvent } from "./hub-clients.js";
 import { isSettling, senderStreamProblems, subscriberStreamProblems, type LoggedEvent } from "./event-log.js";
 import { type FleetDb } from "./fleet-database.js";
 import { type HubFleet } from "./hub-fleet.js";
@@ -16,9 +16,13 @@ import { type WebhookReceiver } from "./webhook-receiver.js";
  * the checks of what was told against the database and the event log.
  */
 
-/** A client of replica i over `binding`. */
-export function on(f: HubFleet, i: number, binding: Binding): BindingClient {
-  return bindingClientFor(f.at(i), binding);
+/** A client of replica i over `binding` (no client deadline: the tests bound what they wait for). */
+export function on(f: HubFleet, i: number, binding: Binding): HubClient {
+  return clientOn(f.at(i), binding);
+}
+
+function clientOn(proc: ServerProcess, binding: Binding): HubClient {
+  return hubClientAt(proc.url, binding, { timeoutMs: 0 });
 }
 
 /** A stream read in the background: what it saw so far, and how it ended. */
@@ -29,11 +33,11 @@ export interface Reader {
   readonly ended: Promise<unknown>;
 }
 
-export function read(who: string, events: AsyncGenerator<SeenEvent>): Reader {
+export function read(who: string, events: AsyncIterable<StreamResponse>): Reader {
   const seen: SeenEvent[] = [];
   const ended = (async () => {
     try {
-      for await (const e of events) seen.push(e);
+      for await (const e of withSeqs(events)) seen.push(e);
       return undefined;
     } catch (e) {
       return e;
@@ -125,8 +129,8 @@ export function startLoops(f: HubFleet, L: Load): Promise<void> {
 /** One operation of the load on replica `proc`, over a random binding. */
 export async function loadStep(f: HubFleet, L: Load, proc: ServerProcess, n: string, loop: number): Promise<void> {
   const { rnd } = L;
-  const binding = rnd.pick(BINDINGS);
-  const client = bindingClientFor(proc, binding);
+  const binding = rnd.pick(LOAD_BINDINGS);
+  const client = clientOn(proc, binding);
   const count = (op: string): string => {
     L.doing[loop] += `: ${op} over ${binding}`;
     L.ops.set(op, (L.ops.get(op) ?? 0) + 1);
@@ -203,11 +207,11 @@ export async function loadStep(f: HubFleet, L: Load, proc: ServerProcess, n: str
  * resumed on a live replica, as a client would: SSE after the last id it
  * saw, gRPC and Connect with a new subscription.
  */
-export async function loadStream(f: HubFleet, L: Load, loop: number, proc: ServerProcess, binding: Binding, role: LoadStream["role"], open: () => AsyncGenerator<SeenEvent>, pushed: boolean): Promise<void> {
+export async function loadStream(f: HubFleet, L: Load, loop: number, proc: ServerProcess, binding: Binding, role: LoadStream["role"], open: () => AsyncIterable<StreamResponse>, pushed: boolean): Promise<void> {
   let st: LoadStream | undefined;
   const seen: SeenEvent[] = [];
   try {
-    for await (const e of open()) {
+    for await (const e of withSeqs(open())) {
       if (!st && e.event.payload.case === "task") {
         st = { role, binding, taskId: e.event.payload.value.id, seen };
         if (role === "sender") L.doing[loop] += ` (task ${st.taskId})`;
@@ -218,7 +222,7 @@ export async function loadStream(f: HubFleet, L: Load, loop: number, proc: Serve
     }
   } catch (e) {
     // §3.1.6: the task ended before the subscription: nothing to stream.
-    if (role === "subscriber" && seen.length === 0 && e instanceof CallError && e.reason === "UNSUPPORTED_OPERATION") return;
+    if (role === "subscriber" && seen.length === 0 && refusedAs(e, "UnsupportedOperation")) return;
     if (f.up().some((i) => f.slots[i] === proc)) throw e;
   }
   if (seen.at(-1) && endsStream(seen.at(-1)!)) return;
@@ -229,9 +233,9 @@ export async function loadStream(f: HubFleet, L: Load, loop: number, proc: Serve
   const other = f.at(L.rnd.pick(f.up()));
   const resumed: SeenEvent[] = [];
   try {
-    for await (const e of bindingClientFor(other, binding).subscribe(st.taskId, sse ? seen.at(-1)!.seq : undefined)) resumed.push(e);
+    for await (const e of withSeqs(clientOn(other, binding).subscribe(st.taskId, sse ? { lastEventId: String(seen.at(-1)!.seq) } : {}))) resumed.push(e);
   } catch (e) {
-    if (!sse && e instanceof CallError && e.reason === "UNSUPPORTED_OPERATION") return; // it ended meanwhile: the log says how
+    if (!sse && refusedAs(e, "UnsupportedOperation")) return; // it ended meanwhile: the log says how
     if (f.up().some((i) => f.slots[i] === other)) throw e;
     return; // that replica died too
   }
@@ -260,12 +264,12 @@ export async function stopLoad(f: HubFleet, db: FleetDb, L: Load, loops: Promise
 export async function settleLoad(f: HubFleet, L: Load): Promise<void> {
   for (const t of L.cancelable.splice(0)) {
     L.cancelSent.add(t.id);
-    const client = bindingClientFor(f.at(L.rnd.int(0, 2)), L.rnd.pick(BINDINGS));
+    const client = clientOn(f.at(L.rnd.int(0, 2)), L.rnd.pick(LOAD_BINDINGS));
     try {
       const a = L.acks.get(t.id);
       if (a) L.acks.set(t.id, { ...a, op: "cancel at the end", task: await client.cancel(t.id), mayComplete: t.mayComplete });
     } catch (e) {
-      if (!(e instanceof CallError && e.reason === "TASK_NOT_CANCELABLE")) L.errors.push(`cancel at the end of ${t.id}: ${String(e)}`);
+      if (!refusedAs(e, "TaskNotCancelable")) L.errors.push(`cancel at the end of ${t.id}: ${String(e)}`);
     }
   }
 }

@@ -19,6 +19,11 @@ export function textRequest(
   });
 }
 
+/** A send of one text part as a client call takes it: messageId and role left for the client to fill (§3.2.1); `extra` joins the message. */
+export function clientText(value: string, extra: Record<string, unknown> = {}) {
+  return { message: { ...extra, parts: [{ content: { case: "text" as const, value } }] } };
+}
+
 /** Collects a stream into an array. */
 export async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
   const out: StreamResponse[] = [];

@@ -4,7 +4,7 @@ import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { hashToken } from "../../src/auth/index.js";
 import { buildConfig, hubOptionsFromConfig, type HubOptions } from "../../src/server/index.js";
 import type { SeedTask } from "./seed-tasks.js";
-import { CLIENT_FACTORIES, type Outcome } from "./tenant-clients.js";
+import { hubCardOf, everyTaskCall, hubClient, outcomeOf, type Outcome } from "./hub-clients.js";
 
 /** Tenants, their tokens, and the agents every tenant calls. */
 export const TOKENS: Readonly<Record<string, string>> = { t1: "retention-token-one", t2: "retention-token-two" };
@@ -144,10 +144,15 @@ export async function listProblems(base: string, tasks: readonly SeededTask[], m
 /** What every operation on a task answers, over JSON-RPC, REST and gRPC. */
 export async function everyOperation(base: string, tenant: string, agent: string, id: string): Promise<Record<string, Outcome>> {
   const out: Record<string, Outcome> = {};
-  for (const [binding, factory] of Object.entries(CLIENT_FACTORIES)) {
-    const c = factory(base, agent, TOKENS[tenant]!);
-    const [get, cancel, subscribe, followUp, pushCreate, pushList] = await Promise.all([c.get(id), c.cancel(id), c.subscribe(id), c.followUp(id), c.pushCreate(id), c.pushList(id)]);
-    Object.assign(out, { [`${binding} get`]: get, [`${binding} cancel`]: cancel, [`${binding} subscribe`]: subscribe, [`${binding} send`]: followUp, [`${binding} push create`]: pushCreate, [`${binding} push list`]: pushList });
+  for (const binding of ["jsonrpc", "rest", "grpc"] as const) {
+    const client = await hubClient(hubCardOf(base, agent), binding, { token: TOKENS[tenant]! });
+    try {
+      const c = everyTaskCall(client, id);
+      const [get, cancel, subscribe, followUp, pushCreate, pushList] = await Promise.all([c.get, c.cancel, c.subscribe, c.followUp, c.pushCreate, c.pushList].map(outcomeOf));
+      Object.assign(out, { [`${binding} get`]: get, [`${binding} cancel`]: cancel, [`${binding} subscribe`]: subscribe, [`${binding} send`]: followUp, [`${binding} push create`]: pushCreate, [`${binding} push list`]: pushList });
+    } finally {
+      client.close();
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TaskState, type Task } from "../../gen/a2a/v1/a2a_pb.js";
 import { ackProblem } from "../helpers/acknowledged.js";
-import { BINDINGS, bindingClientFor, CallError, type Binding, type SeenEvent } from "../helpers/binding-client.js";
+import { LOAD_BINDINGS, refusedAs, type Binding, type SeenEvent } from "../helpers/hub-clients.js";
 import { isSettling, type LoggedEvent } from "../helpers/event-log.js";
 import { IN_FLIGHT, openFleetDb, type FleetDb } from "../helpers/fleet-database.js";
 import { startHubFleet, type HubFleet } from "../helpers/hub-fleet.js";
@@ -102,7 +102,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     for (const { role, taskId, r } of readers) {
       const error = await r.ended;
       // §3.1.6: a task that ended before the subscription arrived has nothing to stream; counted, not a failure.
-      if (error instanceof CallError && error.reason === "UNSUPPORTED_OPERATION" && role === "subscriber" && r.seen.length === 0) {
+      if (refusedAs(error, "UnsupportedOperation") && role === "subscriber" && r.seen.length === 0) {
         late++;
         continue;
       }
@@ -195,7 +195,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     const started = Date.now();
     // Runs on replica 0 streamed by their senders from it, two more without a stream; a run on replica 1 subscribed from replica 0.
     const cut: { role: "sender" | "subscriber"; binding: Binding; r: Reader }[] = STREAMING.map((b) => ({ role: "sender", binding: b, r: read(`sender on replica 0 over ${b}`, on(fleet, 0, b).stream(textRequest("slow 60000"))) }));
-    const quiet = await Promise.all([0, 1].map(async () => taskOf(await on(fleet, 0, "connect").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })))));
+    const quiet = await Promise.all([0, 1].map(async () => taskOf(await on(fleet, 0, "connect-h1").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })))));
     const other = taskOf(await on(fleet, 1, "rest").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
     for (const b of STREAMING) cut.push({ role: "subscriber", binding: b, r: read(`subscriber on replica 0 over ${b} to a task of replica 1`, on(fleet, 0, b).subscribe(other.id)) });
     await until(() => cut.every((c) => c.r.seen.length >= (c.role === "sender" ? 2 : 1)), 15_000, () => `streams not started: ${openReaders(cut.map((c) => c.r))}`);
@@ -220,7 +220,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
     const resumed = cut.map((c, i) => {
       const r = 1 + (i % 2);
       const last = c.r.seen.at(-1)!.seq;
-      return read(`${c.r.who}, resumed on replica ${r}`, on(fleet, r, c.binding).subscribe(idOf(c.r), c.binding === "grpc" ? undefined : last));
+      return read(`${c.r.who}, resumed on replica ${r}`, on(fleet, r, c.binding).subscribe(idOf(c.r), c.binding === "grpc" ? {} : { lastEventId: String(last) }));
     });
     await sleep(200);
     expect(stateOf(await on(fleet, 2, "grpc").cancel(other.id))).toBe(TaskState.CANCELED);
@@ -235,7 +235,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
       const again = resumed[i]!;
       const error = await again.ended;
       // §3.1.6: a task that ended before the new subscription has nothing to stream (its end is checked in the log below).
-      const ended = error instanceof CallError && error.reason === "UNSUPPORTED_OPERATION" && c.binding === "grpc";
+      const ended = refusedAs(error, "UnsupportedOperation") && c.binding === "grpc";
       if (error && !ended) problems.push(`${again.who}: ${String(error)}`);
       if (c.binding === "grpc") {
         // What the cut stream saw is the log's beginning (or a snapshot of it); the new subscription is checked whole.
@@ -290,7 +290,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
         const v = rnd.int(0, 2);
         const proc = fleet.at(v);
         // A run that only a death can end, so that every kill leaves one at least; its owner names the replica.
-        const probe = taskOf(await bindingClientFor(proc, "grpc").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
+        const probe = taskOf(await on(fleet, v, "grpc").send(textRequest("slow 60000", { configuration: { returnImmediately: true } })));
         L.acks.set(probe.id, { cycle, op: "probe", task: probe, proc });
         const replica = (await db.tasks()).get(probe.id)!.owner;
         await sleep(rnd.int(200, 1_200));
@@ -325,7 +325,7 @@ describe.skipIf(!hasPostgres)("a fleet of three hubs on one PostgreSQL", () => {
       // Every acknowledgement against the task as any replica reads it now.
       const ackProblems: string[] = [];
       for (const [id, a] of L.acks) {
-        const now = await bindingClientFor(fleet.at(rnd.int(0, 2)), rnd.pick(BINDINGS)).get(id);
+        const now = await on(fleet, rnd.int(0, 2), rnd.pick(LOAD_BINDINGS)).get(id);
         const p = ackProblem(a, now, L, { allowed: L.killed.has(a.proc), why: STOPPED, what: "the server that ran this task stopped" });
         if (p) ackProblems.push(p);
       }

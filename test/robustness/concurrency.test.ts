@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { TaskState, type SendMessageResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { BINDINGS, bindingClientFor, CallError, jsonRpcBindingClient, type Binding, type BindingClient, type SeenEvent } from "../helpers/binding-client.js";
+import { hubClient, LOAD_BINDINGS, refusedAs, withSeqs, type Binding, type HubClient, type SeenEvent } from "../helpers/hub-clients.js";
+import type { A2AErrorName } from "../../src/protocol/index.js";
 import { foldProblems, isSettling, logProblems, senderStreamProblems, storedLog, subscriberStreamProblems } from "../helpers/event-log.js";
 import { textRequest } from "../helpers/messages.js";
 import { seededRandom, seedFromEnv, type SeededRandom } from "../helpers/seeded-random.js";
@@ -83,8 +84,8 @@ async function readStream(events: AsyncGenerator<SeenEvent>, what: string, doing
 }
 
 /** A refusal the race explains: the task really is terminal now. */
-async function expectRaced(t: Tally, client: BindingClient, e: unknown, reason: string, taskId: string, what: string): Promise<void> {
-  if (!(e instanceof CallError) || e.reason !== reason) throw e;
+async function expectRaced(t: Tally, client: HubClient, e: unknown, reason: A2AErrorName, taskId: string, what: string): Promise<void> {
+  if (!refusedAs(e, reason)) throw e;
   const now = await client.get(taskId);
   bump(t.ops, "get");
   if (!TERMINAL.has(now.status?.state ?? TaskState.UNSPECIFIED)) throw new Error(`${what} of ${taskId} answered ${reason}, but the task is ${TaskState[now.status!.state]}`);
@@ -112,7 +113,7 @@ function begin(t: Tally, doing: Doing, what: string, taskId?: string): void {
 }
 
 /** One operation picked at random. */
-async function step(t: Tally, client: BindingClient, rnd: SeededRandom, contextId: string, doing: Doing): Promise<void> {
+async function step(t: Tally, client: HubClient, rnd: SeededRandom, contextId: string, doing: Doing): Promise<void> {
   const roll = rnd.next();
   if (roll < 0.2) {
     const text = rnd.chance(0.5) ? "hello" : "stream 3";
@@ -121,7 +122,7 @@ async function step(t: Tally, client: BindingClient, rnd: SeededRandom, contextI
   } else if (roll < 0.4) {
     const text = rnd.chance(0.7) ? `stream ${rnd.int(1, 20)}` : `slow ${rnd.int(50, 400)}`;
     begin(t, doing, "streaming send");
-    const seen = await readStream(client.stream(textRequest(text, { contextId })), `streaming send ${text}`, doing);
+    const seen = await readStream(withSeqs(client.stream(textRequest(text, { contextId }))), `streaming send ${text}`, doing);
     const first = seen[0]!.event.payload;
     if (first.case !== "task") throw new Error(`streaming send ${text} began with ${first.case}`);
     t.streams.push({ role: "sender", binding: client.binding, taskId: first.value.id, seen });
@@ -136,7 +137,7 @@ async function step(t: Tally, client: BindingClient, rnd: SeededRandom, contextI
       expectState(await client.cancel(task.id), [TaskState.CANCELED], "cancel");
     } catch (e) {
       // §3.1.5: the task may have completed first.
-      await expectRaced(t, client, e, "TASK_NOT_CANCELABLE", task.id, "cancel");
+      await expectRaced(t, client, e, "TaskNotCancelable", task.id, "cancel");
     }
   } else if (roll < 0.85) {
     // The newest tasks are the likeliest to be running still.
@@ -151,11 +152,11 @@ async function step(t: Tally, client: BindingClient, rnd: SeededRandom, contextI
     }
     begin(t, doing, "subscribe", id);
     try {
-      const seen = await readStream(client.subscribe(id), "subscription", doing);
+      const seen = await readStream(withSeqs(client.subscribe(id)), "subscription", doing);
       t.streams.push({ role: "subscriber", binding: client.binding, taskId: id, seen });
     } catch (e) {
       // §3.1.6: a task that became terminal before the subscription has nothing to stream.
-      await expectRaced(t, client, e, "UNSUPPORTED_OPERATION", id, "subscribe");
+      await expectRaced(t, client, e, "UnsupportedOperation", id, "subscribe");
     }
   } else {
     begin(t, doing, "list");
@@ -166,7 +167,7 @@ async function step(t: Tally, client: BindingClient, rnd: SeededRandom, contextI
   }
 }
 
-async function clientLoop(t: Tally, client: BindingClient, rnd: SeededRandom, contextId: string, until: number): Promise<void> {
+async function clientLoop(t: Tally, client: HubClient, rnd: SeededRandom, contextId: string, until: number): Promise<void> {
   while (Date.now() < until) {
     const doing: Doing = { what: "", events: 0 };
     try {
@@ -207,11 +208,9 @@ describe("concurrency", () => {
       const t: Tally = { ops: new Map(), raced: new Map(), errors: [], streams: [], live: [] };
       const started = Date.now();
       const until = started + SECONDS * 1000;
-      await Promise.all(
-        Array.from({ length: CLIENTS }, (_, i) =>
-          clientLoop(t, bindingClientFor(server, BINDINGS[i % BINDINGS.length]!), seededRandom(rnd.int(0, 2 ** 31)), CONTEXTS[i % CONTEXTS.length]!, until),
-        ),
-      );
+      // No client deadline: an operation's own (OP_DEADLINE_MS) names what overran.
+      const clients = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => hubClient(server.url, LOAD_BINDINGS[i % LOAD_BINDINGS.length]!, { timeoutMs: 0 })));
+      await Promise.all(clients.map((client, i) => clientLoop(t, client, seededRandom(rnd.int(0, 2 ** 31)), CONTEXTS[i % CONTEXTS.length]!, until)));
       const loadSeconds = (Date.now() - started) / 1000;
 
       const busy = t.errors.filter((e) => /SQLITE_BUSY|database is locked/i.test(e));
@@ -225,7 +224,7 @@ describe("concurrency", () => {
       let checkedStreams = 0;
       /** Subscribers whose snapshot held part of an artifact the tail went on appending to: the hardest join. */
       let midArtifact = 0;
-      const checkClient = jsonRpcBindingClient(server.url);
+      const checkClient = await hubClient(server.url, "jsonrpc", { timeoutMs: 0 });
       await pooled([...byTask], 16, async ([taskId, streams]) => {
         const now = await checkClient.get(taskId);
         if (!TERMINAL.has(now.status?.state ?? TaskState.UNSPECIFIED)) {
@@ -253,6 +252,7 @@ describe("concurrency", () => {
         .filter((l) => /"level":"(error|warn)"/.test(l));
       expect(complaints.slice(0, 10), `${complaints.length} warnings or errors on the server's stderr`).toEqual([]);
 
+      for (const c of [checkClient, ...clients]) c.close();
       server.signal("SIGTERM");
       expect(await server.waitExit(15_000)).toEqual({ code: 0, signal: null });
 

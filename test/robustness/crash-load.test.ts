@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { equals } from "@bufbuild/protobuf";
 import { StreamResponseSchema, TaskState, type SendMessageResponse, type Task } from "../../gen/a2a/v1/a2a_pb.js";
-import { bindingClientFor, connectBindingClient, type BindingClient, type SeenEvent } from "../helpers/binding-client.js";
+import { hubClient, withSeqs, type HubClient, type SeenEvent } from "../helpers/hub-clients.js";
 import { ackProblem, cancelNext, TERMINAL, type Ack, type Cancelable } from "../helpers/acknowledged.js";
 import { foldLog, foldProblems } from "../helpers/event-log.js";
 import { readHubDb } from "../helpers/hub-database.js";
@@ -22,7 +22,7 @@ const CYCLES = Number(process.env.CRASH_CYCLES ?? 20);
 const SEED = seedFromEnv("CRASH_SEED", 90210);
 /** Load loops per cycle, spread over the bindings below. */
 const LOOPS = Number(process.env.CRASH_LOOPS ?? 9);
-const LOOP_BINDINGS = ["grpc", "connect", "jsonrpc"] as const;
+const LOOP_BINDINGS = ["grpc", "connect-h1", "jsonrpc"] as const;
 const RESTARTED = /server restarted/i;
 
 /** Everything the load learned, across all cycles. */
@@ -69,7 +69,7 @@ function taskOfResponse(res: SendMessageResponse): Task {
 }
 
 /** One operation of the load, picked at random; it records what it was told. */
-async function step(run: LoadRun, client: BindingClient, n: number): Promise<void> {
+async function step(run: LoadRun, client: HubClient, n: number): Promise<void> {
   const { rnd, ledger } = run;
   const roll = rnd.next();
   const count = (op: string): string => {
@@ -102,7 +102,7 @@ async function step(run: LoadRun, client: BindingClient, n: number): Promise<voi
     const seen: SeenEvent[] = [];
     let taskId: string | undefined;
     try {
-      for await (const e of client.stream(textRequest("stream 5"))) {
+      for await (const e of withSeqs(client.stream(textRequest("stream 5")))) {
         if (seen.length === 0 && e.event.payload.case === "task") {
           taskId = e.event.payload.value.id;
           ledger.streams.push({ taskId, cycle: run.cycle, seen });
@@ -134,7 +134,7 @@ async function step(run: LoadRun, client: BindingClient, n: number): Promise<voi
 }
 
 /** A load loop: operations back to back until the kill; failures before it are errors. */
-async function loop(run: LoadRun, client: BindingClient, index: number): Promise<void> {
+async function loop(run: LoadRun, client: HubClient, index: number): Promise<void> {
   for (let n = 0; !run.killing; n++) {
     try {
       await step(run, client, index * 10_000 + n);
@@ -147,7 +147,7 @@ async function loop(run: LoadRun, client: BindingClient, index: number): Promise
 
 
 /** Reads back every acknowledged task in `ids` and returns the disagreements. */
-async function checkAcks(client: BindingClient, ledger: Ledger, ids: Iterable<string>, read?: Map<string, Task>): Promise<{ checked: number; problems: string[] }> {
+async function checkAcks(client: HubClient, ledger: Ledger, ids: Iterable<string>, read?: Map<string, Task>): Promise<{ checked: number; problems: string[] }> {
   const problems: string[] = [];
   let checked = 0;
   for (const id of ids) {
@@ -162,7 +162,7 @@ async function checkAcks(client: BindingClient, ledger: Ledger, ids: Iterable<st
 }
 
 /** Every task in the store, through ListTasks pages of 100: none in flight, every FAILED one failed by the restart. */
-async function checkAllTasks(client: BindingClient): Promise<{ tasks: number; problems: string[]; byState: Map<TaskState, number> }> {
+async function checkAllTasks(client: HubClient): Promise<{ tasks: number; problems: string[]; byState: Map<TaskState, number> }> {
   const problems: string[] = [];
   const byState = new Map<TaskState, number>();
   const seen = new Set<string>();
@@ -208,7 +208,7 @@ describe("crash safety under load", () => {
 
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const server = await spawnServer(dataDir);
-      const check = connectBindingClient(server.client("connect"), "connect");
+      const check = await hubClient(server.url, "connect-h1", { timeoutMs: 0 });
       if (cycle > 0) {
         // What the previous cycle was told, read back after its crash.
         const acks = await checkAcks(check, ledger, previous);
@@ -224,13 +224,14 @@ describe("crash safety under load", () => {
       expect(restartProblems, context).toEqual([]);
 
       const run: LoadRun = { cycle, rnd, ledger, cancelable: [], killing: false };
-      const clients = Array.from({ length: LOOPS }, (_, i) => bindingClientFor(server, LOOP_BINDINGS[i % LOOP_BINDINGS.length]!));
+      const clients = await Promise.all(Array.from({ length: LOOPS }, (_, i) => hubClient(server.url, LOOP_BINDINGS[i % LOOP_BINDINGS.length]!, { timeoutMs: 0 })));
       const loops = clients.map((c, i) => loop(run, c, i));
       await sleep(rnd.int(100, 600));
       run.killing = true;
       server.signal("SIGKILL");
       expect((await server.waitExit(10_000)).signal).toBe("SIGKILL");
       await within(20_000, Promise.all(loops), `the load loops of cycle ${cycle} did not end after the kill`);
+      for (const c of [check, ...clients]) c.close();
       await server.kill();
       // Recovery warns about the tasks it failed; nothing may have gone wrong inside the server.
       ledger.errors.push(...server.stderr().split("\n").filter((l) => l.includes('"level":"error"')).map((l) => `cycle ${cycle} server: ${l}`));
@@ -243,10 +244,11 @@ describe("crash safety under load", () => {
 
     // The last restart: everything ever acknowledged, every task, every streamed event.
     const last = await spawnServer(dataDir);
-    const check = connectBindingClient(last.client("grpc"), "grpc");
+    const check = await hubClient(last.url, "grpc", { timeoutMs: 0 });
     const finalTasks = new Map<string, Task>();
     const final = await checkAcks(check, ledger, ledger.acks.keys(), finalTasks);
     const all = await checkAllTasks(check);
+    check.close();
     last.signal("SIGTERM");
     expect(await last.waitExit(10_000)).toEqual({ code: 0, signal: null });
     expect([...final.problems, ...all.problems], context).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { hashToken } from "../../src/auth/index.js";
 import { parseCli } from "../../src/cli/index.js";
-import { connectBindingClient, jsonRpcBindingClient, restBindingClient } from "../helpers/binding-client.js";
+import { hubClient } from "../helpers/hub-clients.js";
 import { memoryLogger } from "../helpers/memory-logger.js";
 import { textRequest, taskOf } from "../helpers/messages.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
@@ -42,8 +42,10 @@ describe("structured request logs", () => {
     const log = memoryLogger("info");
     const t = await startTestHub({ logger: log.logger });
     hubs.push(t);
-    for (const c of [connectBindingClient(t.client("connect-h1"), "connect"), jsonRpcBindingClient(t.url), restBindingClient(t.url)]) {
+    for (const binding of ["connect-h1", "jsonrpc", "rest"] as const) {
+      const c = await hubClient(t.url, binding);
       for await (const _ of c.stream(textRequest("hi"))) void _;
+      c.close();
     }
     const lines = log.lines().filter((l) => l.message === "request");
     expect(lines.map((l) => [l.binding, l.method, l.status])).toEqual([

@@ -1,13 +1,15 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashToken } from "../../src/auth/index.js";
-import { connectBindingClient, jsonRpcBindingClient, restBindingClient, type BindingClient } from "../helpers/binding-client.js";
+import { hubClient, type HubClient } from "../helpers/hub-clients.js";
 import { textRequest, taskOf } from "../helpers/messages.js";
 import { startTestHub, type TestHub } from "../helpers/test-hub.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const hubs: TestHub[] = [];
+const open: HubClient[] = [];
 afterEach(async () => {
+  for (const c of open.splice(0)) c.close();
   await Promise.all(hubs.splice(0).map((h) => h.stop()));
 });
 
@@ -34,15 +36,18 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
   return undefined;
 }
 
-function clients(t: TestHub): BindingClient[] {
-  return [connectBindingClient(t.client("grpc"), "grpc"), connectBindingClient(t.client("connect-h1"), "connect"), jsonRpcBindingClient(t.url), restBindingClient(t.url)];
+/** A client of `t` over gRPC, Connect, JSON-RPC and REST, closed after the test. */
+async function clients(t: TestHub): Promise<HubClient[]> {
+  const all = await Promise.all((["grpc", "connect-h1", "jsonrpc", "rest"] as const).map((b) => hubClient(t.url, b)));
+  open.push(...all);
+  return all;
 }
 
 describe("Prometheus metrics", () => {
   it("counts requests by binding, method, agent and outcome, and never names a task", async () => {
     const t = await hub();
     const taskIds: string[] = [];
-    for (const c of clients(t)) {
+    for (const c of await clients(t)) {
       taskIds.push(taskOf(await c.send(textRequest("hello"))).id);
       await expect(c.get("no-such-task")).rejects.toThrow();
     }
@@ -72,7 +77,7 @@ describe("Prometheus metrics", () => {
 
   it("counts streams, their events and the time to the first event per binding", async () => {
     const t = await hub();
-    for (const c of clients(t)) {
+    for (const c of await clients(t)) {
       let n = 0;
       for await (const _ of c.stream(textRequest("stream 2"))) n++;
       expect(n).toBeGreaterThan(1);
