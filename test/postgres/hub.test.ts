@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { Role, TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { parseCli } from "../../src/cli/index.js";
@@ -12,11 +12,12 @@ import { call, openRpcStream, post, rpc } from "../helpers/jsonrpc-requests.js";
 import { textOf } from "../helpers/message-text.js";
 import { collect, firstTask, kinds, taskOf, textRequest } from "../helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
+import type { ServerProcess } from "../helpers/server-process.js";
 import { openStream, rest } from "../helpers/rest.js";
 import { dataEvents } from "../helpers/sse.js";
 import { describeEvent, startReceiver, streamDeliveries } from "../helpers/webhook-receiver.js";
 import { until } from "../helpers/until.js";
+import { testHubs } from "../helpers/test-hubs.js";
 
 /**
  * The hub as `npm start -- --store postgres://…` runs it (A2A_HUB_STORE
@@ -27,18 +28,12 @@ import { until } from "../helpers/until.js";
 
 noticePostgresSkip("postgres/hub.test.ts");
 
-let dataDir: string | undefined;
-afterEach(async () => {
-  await killAllServers();
-  removeDir(dataDir);
-  dataDir = undefined;
-});
+const hubs = testHubs();
 
 /** Starts a hub process on the database at `url`; its --data directory must stay unused. */
 function hubOn(url: string): Promise<ServerProcess> {
-  dataDir ??= tempDataDir();
   // A short lease: a killed hub's tasks in flight are failed within about 1.3 s of its last renewal.
-  return spawnServer(dataDir, { env: { A2A_HUB_STORE: url, A2A_HUB_STORE_LEASE_MS: String(LEASE_MS) } });
+  return hubs.start({ A2A_HUB_STORE: url, A2A_HUB_STORE_LEASE_MS: String(LEASE_MS) });
 }
 
 const LEASE_MS = 1_000;
@@ -128,8 +123,8 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
     // Everything is in PostgreSQL, nothing in the data directory.
     const [counts] = await rows(url, `SELECT COUNT(*)::integer AS tasks, (SELECT COUNT(*)::integer FROM events) AS events FROM tasks`);
     expect(counts).toMatchObject({ tasks: 6 });
-    expect(existsSync(join(dataDir!, "a2a-hub.db"))).toBe(false);
-    expect(existsSync(join(dataDir!, "hub.lock"))).toBe(false);
+    expect(existsSync(join(hubs.dataDir(), "a2a-hub.db"))).toBe(false);
+    expect(existsSync(join(hubs.dataDir(), "hub.lock"))).toBe(false);
   });
 
   it("serves send, stream, get, list, subscribe and cancel over REST (HTTP+JSON) too", async () => {
@@ -217,8 +212,7 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
     try {
       r.respond = () => 503; // the receiver is down while the task runs
       const env = { A2A_HUB_STORE: url, A2A_HUB_PUSH_ALLOW_CIDRS: "127.0.0.1/32", A2A_HUB_PUSH_RETRY_BASE_MS: "50", A2A_HUB_PUSH_RETRY_CAP_MS: "100", A2A_HUB_PUSH_ATTEMPTS: "1000" };
-      dataDir = tempDataDir();
-      const first = await spawnServer(dataDir, { env });
+      const first = await hubs.start(env);
       await first.client("grpc").sendMessage(textRequest("stream 5", { configuration: { taskPushNotificationConfig: { url: r.url } } }));
       await until("the receiver was tried", async () => r.attempts > 0);
       expect(r.received).toHaveLength(0);
@@ -227,7 +221,7 @@ describe.skipIf(!hasPostgres)("a hub on PostgreSQL", () => {
       const [owed] = await rows(url, `SELECT COUNT(*)::integer AS n FROM push_outbox WHERE NOT dead`);
       expect(owed?.n).toBe(8);
       r.respond = () => undefined; // the receiver is back
-      await spawnServer(dataDir, { env });
+      await hubs.start(env);
       await r.waitFor(8, 20_000);
       expect(r.received.map((x) => describeEvent(x.body))).toEqual(streamDeliveries(5));
       await until("the outbox is empty", async () => (await rows(url, `SELECT COUNT(*)::integer AS n FROM push_outbox`))[0]?.n === 0);

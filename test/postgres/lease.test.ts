@@ -1,10 +1,11 @@
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
 import { taskOf, textRequest } from "../helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir, type ServerProcess } from "../helpers/server-process.js";
+import type { ServerProcess } from "../helpers/server-process.js";
 import { until } from "../helpers/until.js";
+import { testHubs } from "../helpers/test-hubs.js";
 
 /**
  * A replica's lease (docs/postgres-fleet.md) is what keeps the others from
@@ -16,16 +17,10 @@ noticePostgresSkip("postgres/lease.test.ts");
 
 const LEASE_MS = 1_000;
 
-let dataDir: string | undefined;
-afterEach(async () => {
-  await killAllServers();
-  removeDir(dataDir);
-  dataDir = undefined;
-});
+const hubs = testHubs();
 
 function hubOn(url: string): Promise<ServerProcess> {
-  dataDir = tempDataDir();
-  return spawnServer(dataDir, { env: { A2A_HUB_STORE: url, A2A_HUB_STORE_LEASE_MS: String(LEASE_MS) } });
+  return hubs.start({ A2A_HUB_STORE: url, A2A_HUB_STORE_LEASE_MS: String(LEASE_MS) });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

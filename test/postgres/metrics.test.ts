@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { userMessage } from "../helpers/json-messages.js";
 import { call } from "../helpers/jsonrpc-requests.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/server-process.js";
+import { testHubs } from "../helpers/test-hubs.js";
 
 /**
  * The store metrics on the PostgreSQL store: the pool's connections
@@ -12,12 +12,7 @@ import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/
 
 noticePostgresSkip("postgres/metrics.test.ts");
 
-let dataDir: string | undefined;
-afterEach(async () => {
-  await killAllServers();
-  removeDir(dataDir);
-  dataDir = undefined;
-});
+const hubs = testHubs();
 
 /** The value of one sample line of a Prometheus exposition, or undefined when the series is absent. */
 function sample(text: string, series: string): number | undefined {
@@ -29,8 +24,7 @@ describe.skipIf(!hasPostgres)("metrics of a hub on PostgreSQL", () => {
   const cluster = clusterForTests();
 
   it("show the pool's open and idle connections and the calls waiting for one, beside the units of work", async () => {
-    dataDir = tempDataDir();
-    const hub = await spawnServer(dataDir, { env: { A2A_HUB_STORE: await cluster().createDatabase() } });
+    const hub = await hubs.start({ A2A_HUB_STORE: await cluster().createDatabase() });
     for (let i = 0; i < 5; i++) expect((await call(hub.url, "SendMessage", { message: userMessage(`count ${i}`) })).task.status.state).toBe("TASK_STATE_COMPLETED");
     const text = await (await fetch(`${hub.url}metrics`)).text();
     const open = sample(text, 'a2a_store_pool_connections{state="open"}');
@@ -48,8 +42,7 @@ describe.skipIf(!hasPostgres)("metrics of a hub on PostgreSQL", () => {
 
 describe("metrics of a hub on SQLite", () => {
   it("have no pool series", async () => {
-    dataDir = tempDataDir();
-    const hub = await spawnServer(dataDir);
+    const hub = await hubs.start();
     await call(hub.url, "SendMessage", { message: userMessage("hello") });
     const text = await (await fetch(`${hub.url}metrics`)).text();
     expect(text).not.toContain("a2a_store_pool_connections{");

@@ -1,9 +1,9 @@
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { taskOf, textRequest } from "../helpers/messages.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
-import { killAllServers, removeDir, spawnServer, tempDataDir } from "../helpers/server-process.js";
 import { until } from "../helpers/until.js";
+import { testHubs } from "../helpers/test-hubs.js";
 
 /**
  * A task is read by its key (tenant, agent, id) through the unique index,
@@ -13,12 +13,7 @@ import { until } from "../helpers/until.js";
 
 noticePostgresSkip("postgres/planner-statistics.test.ts");
 
-let dataDir: string | undefined;
-afterEach(async () => {
-  await killAllServers();
-  removeDir(dataDir);
-  dataDir = undefined;
-});
+const hubs = testHubs();
 
 interface IndexUse {
   readonly scans: number;
@@ -37,8 +32,7 @@ describe.skipIf(!hasPostgres)("reads of a task on PostgreSQL", () => {
 
   it("go through the (tenant, agent, id) index from a new database's first hundred tasks on, not through a walk of the agent's tasks", async () => {
     const url = await cluster().createDatabase();
-    dataDir = tempDataDir();
-    const hub = await spawnServer(dataDir, { env: { A2A_HUB_STORE: url } });
+    const hub = await hubs.start({ A2A_HUB_STORE: url });
     const client = hub.client("grpc");
     const ids: string[] = [];
     for (let i = 0; i < 120; i++) ids.push(taskOf(await client.sendMessage(textRequest(`task ${i}`))).id);
