@@ -357,9 +357,10 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
                   ? [r.label, String(r.replicas), `${r.status}: ${r.note ?? ""}`, "", "", "", "", "", "", "", ""]
                   : [
                       r.label,
-                      String(r.replicas),
+                      // pgbench's rows run no hub: transactions a second, not calls to set beside SQLite's.
+                      r.replicas > 0 ? String(r.replicas) : "—",
                       sp(r.rps, int),
-                      base && r.rps ? `${(r.rps.median / base).toFixed(2)}×` : "",
+                      base && r.rps && r.replicas > 0 ? `${(r.rps.median / base).toFixed(2)}×` : "",
                       sp(r.p50Ms, ms),
                       sp(r.p99Ms, ms),
                       String(r.errors ?? 0),
@@ -393,7 +394,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
   if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
   if (results.store?.note) notes.push(`- store: ${results.store.note}`);
-  for (const r of results.postgres?.rows ?? []) notes.push(`- postgres ${r.id}: ${r.stored ?? "?"} tasks stored for ${r.served ?? "?"} good answers${r.note ? `; ${r.note}` : ""}`);
+  for (const r of (results.postgres?.rows ?? []).filter((row) => row.replicas > 0)) notes.push(`- postgres ${r.id}: ${r.stored ?? "?"} tasks stored for ${r.served ?? "?"} good answers${r.note ? `; ${r.note}` : ""}`);
   if (notes.length > 0) parts.push("## Notes\n\n" + notes.join("\n"));
   return parts.join("\n\n") + "\n";
 }
