@@ -11,15 +11,15 @@ import type { StoreScope } from "../../src/store/index.js";
  */
 
 const scope: StoreScope = { tenant: "t", agentId: "echo" };
-const done = (lastSeq: number) => ({ lastSeq, state: TaskState.COMPLETED, sealed: new Map<string, boolean>() });
+const done = (lastSeq: number) => ({ contextId: "ctx", lastSeq, state: TaskState.COMPLETED, sealed: new Map<string, boolean>() });
 
 describe("the PostgreSQL store's task cache", () => {
   it("keeps at most its bound, least recently used out first, but never a task held by a unit or still running", () => {
     const cache = new TaskCache(3);
-    const held = cache.created(scope, "held", TaskState.SUBMITTED);
+    const held = cache.created(scope, "held", "ctx", TaskState.SUBMITTED);
     held.pins++;
     held.state = TaskState.COMPLETED;
-    cache.created(scope, "running", TaskState.WORKING);
+    cache.created(scope, "running", "ctx", TaskState.WORKING);
     cache.seen(scope, "a", done(4), cache.readMark);
     cache.seen(scope, "b", done(5), cache.readMark);
     cache.seen(scope, "c", done(6), cache.readMark);
@@ -38,7 +38,7 @@ describe("the PostgreSQL store's task cache", () => {
 
   it("lets a read refresh an entry only when no unit holds it and no commit settled while the read was out", () => {
     const cache = new TaskCache();
-    const entry = cache.created(scope, "x", TaskState.SUBMITTED);
+    const entry = cache.created(scope, "x", "ctx", TaskState.SUBMITTED);
     entry.pins++;
     entry.lastSeq = 3; // predicted by writes of the unit in flight
     cache.seen(scope, "x", done(1), cache.readMark);
@@ -48,37 +48,60 @@ describe("the PostgreSQL store's task cache", () => {
     // A read sent before that commit returned may show the log before it.
     cache.seen(scope, "x", done(1), mark);
     expect(cache.find(scope, "x")?.lastSeq).toBe(3);
-    cache.seen(scope, "x", { lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) }, cache.readMark);
-    expect(cache.find(scope, "x")).toMatchObject({ lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) });
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) }, cache.readMark);
+    expect(cache.find(scope, "x")).toMatchObject({ contextId: "ctx", lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) });
   });
 
   it("lets a read that spanned a commit refresh an entry when it found a later seq (another replica wrote the task since)", () => {
     const cache = new TaskCache();
     // Read here once, while another replica ran it; never evicted while it may be running.
-    cache.seen(scope, "x", { lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, cache.readMark);
-    const other = cache.created(scope, "other", TaskState.SUBMITTED);
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, cache.readMark);
+    const other = cache.created(scope, "other", "ctx", TaskState.SUBMITTED);
     other.pins++;
     const mark = cache.readMark;
     // A unit of this replica's, on another task, settles while the read is out.
     cache.release([other], false);
-    cache.seen(scope, "x", { lastSeq: 3, state: TaskState.WORKING, sealed: new Map([["out", false]]) }, mark);
-    expect(cache.forWrite(scope, "x")).toMatchObject({ lastSeq: 3, sealed: new Map([["out", false]]) });
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 3, state: TaskState.WORKING, sealed: new Map([["out", false]]) }, mark);
+    expect(cache.forWrite(scope, "x")).toMatchObject({ contextId: "ctx", lastSeq: 3, sealed: new Map([["out", false]]) });
     // An equal or earlier seq from a read that spanned a commit tells nothing new.
     const mark2 = cache.readMark;
     cache.release([], false);
-    cache.seen(scope, "x", { lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, mark2);
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, mark2);
     expect(cache.forWrite(scope, "x").lastSeq).toBe(3);
   });
 
   it("forgets the tasks of a unit that failed: their state is unknown until read again", () => {
     const cache = new TaskCache();
-    const a = cache.created(scope, "a", TaskState.SUBMITTED);
-    const b = cache.created(scope, "b", TaskState.SUBMITTED);
+    const a = cache.created(scope, "a", "ctx", TaskState.SUBMITTED);
+    const b = cache.created(scope, "b", "ctx", TaskState.SUBMITTED);
     a.pins++;
     cache.release([a], true);
     expect(cache.find(scope, "a")).toBeUndefined();
     expect(cache.find(scope, "b")).toBe(b);
     cache.seen(scope, "a", done(2), cache.readMark);
     expect(cache.forWrite(scope, "a").lastSeq).toBe(2);
+  });
+
+  it("answers the head of a task only once it saw it terminal with no unit holding writes to it; a failed unit's task is read again", () => {
+    const cache = new TaskCache();
+    const entry = cache.created(scope, "t", "ctx-t", TaskState.SUBMITTED);
+    entry.pins++;
+    expect(cache.terminalHead(scope, "t")).toBeUndefined();
+    entry.lastSeq = 4;
+    entry.state = TaskState.COMPLETED;
+    // Written, not yet committed.
+    expect(cache.terminalHead(scope, "t")).toBeUndefined();
+    cache.release([entry], false);
+    expect(cache.terminalHead(scope, "t")).toEqual({ id: "t", contextId: "ctx-t", state: TaskState.COMPLETED, lastSeq: 4 });
+
+    // Interrupted is settled but not terminal (a later message continues it, on any replica): asked of the database.
+    cache.seen(scope, "i", { contextId: "ctx-i", lastSeq: 2, state: TaskState.INPUT_REQUIRED, sealed: new Map() }, cache.readMark);
+    expect(cache.terminalHead(scope, "i")).toBeUndefined();
+
+    const failed = cache.created(scope, "f", "ctx-f", TaskState.SUBMITTED);
+    failed.pins++;
+    failed.state = TaskState.FAILED;
+    cache.release([failed], true);
+    expect(cache.terminalHead(scope, "f")).toBeUndefined();
   });
 });

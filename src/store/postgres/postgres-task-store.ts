@@ -16,15 +16,14 @@ import { TaskCache, type CachedTask } from "./task-cache.js";
 import { PostgresRetention } from "./postgres-retention.js";
 import { FirstStatistics } from "./first-statistics.js";
 import { listStatement, pageOf } from "./task-list.js";
-import { historyLimit, seenOf, taskOf, taskPieces, type LoadedRow } from "./task-loader.js";
+import { headOf, historyLimit, seenOf, taskOf, taskPieces, type HeadRow, type LoadedRow } from "./task-loader.js";
 import { COUNT_CONFIGS, DELETE_CONFIG, EVENTS_AFTER, FIND_SENT, GET_CONFIG, HEAD_BY_KEY, IN_FLIGHT, LIST_CONFIGS, SWEEP, TASK_BY_KEY } from "./task-statements.js";
 import { UNIT_SQL } from "./unit-statement.js";
 
 /** How long a replica holds the deliveries it took: the push worker's POST timeout (10 s) and a margin. */
 const OUTBOX_CLAIM_MS = 30_000;
-/** Times a unit is sent when the server keeps rolling it back to break a conflict (a deadlock between replicas). */
+/** Times a unit is sent when the server keeps rolling it back to break a conflict (a deadlock between replicas); orphans claimed per sweep. */
 const UNIT_ATTEMPTS = 3;
-/** Orphans claimed per sweep: the rest wait for the next one. */
 const SWEEP_BATCH = 500;
 
 /**
@@ -32,9 +31,10 @@ const SWEEP_BATCH = 500;
  * SqliteTaskStore does. Writes go into the open unit and return at once:
  * a seq is predicted from what the store has seen of the task (TaskCache)
  * and the database fences on it. commitBatch sends the whole unit as one
- * call of `a2a_apply_unit` (one round trip, one transaction); at most one
- * commit is in flight, and the next unit may fill meanwhile. Reads are one
- * statement each, and reads of a task refresh the cache.
+ * prepared statement (unit-statement.ts: one round trip, one transaction);
+ * at most one commit is in flight while the next unit fills. Reads are one
+ * statement each; reads of a task refresh the cache, which answers the
+ * head of a task it saw terminal.
  */
 export class PostgresTaskStore implements TaskStore {
   private readonly cache: TaskCache;
@@ -165,14 +165,11 @@ export class PostgresTaskStore implements TaskStore {
   /**
    * What the callers of a failed unit are told. A fence fails when a task
    * was written on what this replica no longer holds: an earlier unit with
-   * writes to it failed (its outcome unknown, the database down or
-   * restarting), or another replica wrote it since this one read it (a
-   * sweep failed it after this one's lease ran out while the database was
-   * unreachable for longer than the lease; core reads a task before it
-   * writes it, and the cache takes any later seq a read finds). Either
-   * is a consequence of losing the database, not a conflict a client made:
-   * the unit's other writes were innocent, and the same calls may succeed
-   * now, so it is UNAVAILABLE rather than an internal error.
+   * writes to it failed (outcome unknown, the database down), or another
+   * replica's sweep failed it after this one's lease ran out (the database
+   * unreachable, or this replica stalled, for longer than the lease). Either
+   * follows from losing the database or the lease, not from a conflict a
+   * client made: the same calls may succeed now, so it is UNAVAILABLE.
    */
   private unitError(e: unknown, unit: PendingUnit): Error {
     const error = storeError(e, "a unit of work");
@@ -195,7 +192,7 @@ export class PostgresTaskStore implements TaskStore {
   createTask(scope: StoreScope, task: NewTask, event: StreamResponse): number {
     const unit = this.unit();
     unit.create(scope, task, event);
-    unit.touch(this.cache.created(scope, task.id, task.status.state));
+    unit.touch(this.cache.created(scope, task.id, task.contextId, task.status.state));
     this.statistics.taskCreated();
     return 1;
   }
@@ -264,8 +261,10 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async getHead(scope: StoreScope, taskId: string): Promise<TaskHead | undefined> {
-    const row = (await this.readTask("a task's head", scope, taskId, HEAD_BY_KEY, [this.replica])) as (LoadedRow & { elsewhere: boolean }) | undefined;
-    return row && { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq, ...(row.elsewhere ? { runningElsewhere: true } : {}) };
+    const known = this.cache.terminalHead(scope, taskId);
+    if (known) return known;
+    const row = (await this.readTask("a task's head", scope, taskId, HEAD_BY_KEY, [this.replica])) as HeadRow | undefined;
+    return row && headOf(row);
   }
 
   private async load(scope: StoreScope, taskId: string, view: TaskView = {}): Promise<LoadedRow | undefined> {

@@ -1,11 +1,13 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { isTerminal } from "../../protocol/index.js";
 import { isInFlight } from "../task-states.js";
-import type { StoreScope } from "../task-store.js";
+import type { StoreScope, TaskHead } from "../task-store.js";
 
 /** What the store knows of a task in this process: enough to answer a write without a round trip. */
 export interface CachedTask {
   readonly key: string;
   readonly taskId: string;
+  readonly contextId: string;
   /** The seq of the task's last event, counting writes of units not yet committed. */
   lastSeq: number;
   state: TaskState;
@@ -17,6 +19,7 @@ export interface CachedTask {
 
 /** What a read found of a task: its head and artifacts as committed. */
 export interface TaskSeen {
+  readonly contextId: string;
   readonly lastSeq: number;
   readonly state: TaskState;
   readonly sealed: ReadonlyMap<string, boolean>;
@@ -82,6 +85,18 @@ export class TaskCache {
     return this.touch(cacheKey(scope, taskId));
   }
 
+  /**
+   * The head of a task this process saw terminal, once no unit holds
+   * writes to it: every write it saw has committed (a failed unit's tasks
+   * leave the cache), and a terminal task never changes again (§4.1.3), so
+   * a blocking send's wait for it need not ask the database.
+   */
+  terminalHead(scope: StoreScope, taskId: string): TaskHead | undefined {
+    const e = this.entries.get(cacheKey(scope, taskId));
+    if (!e || e.pins > 0 || !isTerminal(e.state)) return undefined;
+    return { id: e.taskId, contextId: e.contextId, state: e.state, lastSeq: e.lastSeq };
+  }
+
   /** Whether a unit (open or in flight) holds writes to the task. */
   pinned(scope: StoreScope, taskId: string): boolean {
     return (this.entries.get(cacheKey(scope, taskId))?.pins ?? 0) > 0;
@@ -94,8 +109,8 @@ export class TaskCache {
   }
 
   /** A task created in this process: its log holds the creation event. */
-  created(scope: StoreScope, taskId: string, state: TaskState): CachedTask {
-    const entry: CachedTask = { key: cacheKey(scope, taskId), taskId, lastSeq: 1, state, sealed: new Map(), pins: 0 };
+  created(scope: StoreScope, taskId: string, contextId: string, state: TaskState): CachedTask {
+    const entry: CachedTask = { key: cacheKey(scope, taskId), taskId, contextId, lastSeq: 1, state, sealed: new Map(), pins: 0 };
     this.entries.delete(entry.key);
     this.entries.set(entry.key, entry);
     this.trim();
@@ -114,7 +129,7 @@ export class TaskCache {
       for (const [id, s] of found.sealed) held.sealed.set(id, s);
       return;
     }
-    this.entries.set(key, { key, taskId, lastSeq: found.lastSeq, state: found.state, sealed: new Map(found.sealed), pins: 0 });
+    this.entries.set(key, { key, taskId, contextId: found.contextId, lastSeq: found.lastSeq, state: found.state, sealed: new Map(found.sealed), pins: 0 });
     this.trim();
   }
 

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { ArtifactSchema, MessageSchema, PartSchema, TaskSchema, TaskStatusSchema, type Task, type TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import { decode, decodeMetadata, type TaskPieces } from "../encoding/index.js";
-import type { TaskView } from "../task-store.js";
+import type { TaskHead, TaskView } from "../task-store.js";
 
 /** A task row with its children gathered into arrays, as one statement reads it (`taskColumns`). */
 export interface LoadedRow {
@@ -102,8 +102,16 @@ export function taskPieces(row: LoadedRow): TaskPieces {
 }
 
 /** What the store's cache keeps of a row: its seq, state and which artifacts are sealed. */
-export function seenOf(row: LoadedRow): { lastSeq: number; state: TaskState; sealed: Map<string, boolean> } {
+export function seenOf(row: LoadedRow): { contextId: string; lastSeq: number; state: TaskState; sealed: Map<string, boolean> } {
   const ids = row.artifact_ids ?? [];
   const sealed = row.artifact_sealed ?? [];
-  return { lastSeq: row.last_seq, state: row.state as TaskState, sealed: new Map(ids.map((id, i) => [id, sealed[i] === true])) };
+  return { contextId: row.context_id, lastSeq: row.last_seq, state: row.state as TaskState, sealed: new Map(ids.map((id, i) => [id, sealed[i] === true])) };
+}
+
+/** A row of the head read: with whether another live replica runs the task now. */
+export type HeadRow = LoadedRow & { readonly elsewhere: boolean };
+
+/** The head of a task from its row. */
+export function headOf(row: HeadRow): TaskHead {
+  return { id: row.id, contextId: row.context_id, state: row.state as TaskState, lastSeq: row.last_seq, ...(row.elsewhere ? { runningElsewhere: true } : {}) };
 }
