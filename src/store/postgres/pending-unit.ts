@@ -1,9 +1,9 @@
 import { toBinary } from "@bufbuild/protobuf";
 import { MessageSchema, TaskPushNotificationConfigSchema, TaskState, type Message, type StreamResponse, type TaskPushNotificationConfig, type TaskStatus } from "../../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../../protocol/index.js";
-import { artifactRows, creationRows, encodeMetadata, statusMs, statusRows } from "../encoding/index.js";
+import { artifactRows, creationRows, encodeMetadata, statusMs, statusRows, type ArtifactPieces, type TaskPieces } from "../encoding/index.js";
 import type { ArtifactChange, NewTask, SentMessage, StoreScope } from "../task-store.js";
-import type { CachedTask } from "./task-cache.js";
+import { cacheKey, type CachedTask } from "./task-cache.js";
 
 /** A task the unit writes: what its row becomes. */
 interface TaskSlot {
@@ -84,7 +84,7 @@ export class PendingUnit {
   }
 
   private slot(scope: StoreScope, taskId: string, created?: { ctx: string; md: string | null }): TaskSlot {
-    const key = `${scope.tenant}\u0000${scope.agentId}\u0000${taskId}`;
+    const key = cacheKey(scope, taskId);
     let s = this.byKey.get(key);
     // A create always starts a task of its own: the same id twice must meet the table's unique key.
     if (!s || created) {
@@ -190,6 +190,25 @@ export class PendingUnit {
     } else {
       this.configs.set(key, { n: s.n, id: config.id, pos: this.writes, config: bytes, version });
     }
+  }
+
+  /**
+   * Each task this unit both created and ended, whole: every piece of it
+   * is among the unit's writes, as the unit statement stores them (history
+   * trimmed to the newest `maxHistory`, artifacts in order of their first
+   * change), keyed as the cache keys it.
+   */
+  settledTasks(maxHistory: number | null): Array<[key: string, pieces: TaskPieces]> {
+    const ended = new Map<number, { s: TaskSlot; history: Buffer[]; artifacts: ArtifactPieces[] }>();
+    for (const s of this.tasks) if (s.isNew && s.state !== null && isTerminal(s.state)) ended.set(s.n, { s, history: [], artifacts: [] });
+    if (ended.size === 0) return [];
+    for (const [n, , m] of this.messages) ended.get(n)?.history.push(m);
+    for (const a of this.artifacts.values()) ended.get(a.n)?.artifacts.push({ head: a.head, parts: a.parts });
+    return [...ended.values()].map(({ s, history, artifacts }) => {
+      const kept = maxHistory === null ? history : history.slice(Math.max(0, history.length - maxHistory));
+      const pieces = { id: s.id, contextId: s.ctx!, status: s.status!, metadata: s.md, history: kept.length ? kept : undefined, artifacts: artifacts.length ? artifacts : undefined };
+      return [cacheKey(s.scope, s.id), pieces];
+    });
   }
 
   /** The unit statement's parameters (unit-statement.ts). */

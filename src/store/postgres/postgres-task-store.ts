@@ -34,7 +34,7 @@ const SWEEP_BATCH = 500;
  * prepared statement (unit-statement.ts: one round trip, one transaction);
  * at most one commit is in flight while the next unit fills. Reads are one
  * statement each; reads of a task refresh the cache, which answers the
- * head of a task it saw terminal.
+ * head of a task it saw terminal, and once the whole of one a unit ended.
  */
 export class PostgresTaskStore implements TaskStore {
   private readonly cache: TaskCache;
@@ -90,8 +90,7 @@ export class PostgresTaskStore implements TaskStore {
     );
     this.retention = new PostgresRetention((what, text, values) => this.query(what, text, values), this.cache);
     this.statistics = new FirstStatistics((what, text, values) => this.query(what, text, values));
-    const max = options.maxHistoryMessages;
-    this.maxHistory = max === undefined || max === Number.POSITIVE_INFINITY ? null : max;
+    this.maxHistory = options.maxHistoryMessages === undefined || options.maxHistoryMessages === Number.POSITIVE_INFINITY ? null : options.maxHistoryMessages;
   }
 
   /** Runs one statement; a database that cannot be reached is a StoreUnavailableError. */
@@ -139,7 +138,7 @@ export class PostgresTaskStore implements TaskStore {
         this.cache.release(unit.touched, true);
         throw error;
       }
-      this.cache.release(unit.touched, false);
+      this.cache.release(unit.touched, false, unit.settledTasks(this.maxHistory));
       if (pushed) this.onOutbox?.();
     })();
     this.tail = done.then(
@@ -276,7 +275,9 @@ export class PostgresTaskStore implements TaskStore {
     return row && taskOf(row);
   }
 
-  async getTaskWire(scope: StoreScope, taskId: string, view?: TaskView): Promise<Uint8Array | undefined> {
+  async getTaskWire(scope: StoreScope, taskId: string, view: TaskView = {}): Promise<Uint8Array | undefined> {
+    const whole = this.cache.wholeTask(scope, taskId, view);
+    if (whole) return taskWire(whole);
     const row = await this.load(scope, taskId, view);
     return row && taskWire(taskPieces(row));
   }

@@ -1,7 +1,9 @@
 import type { TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
 import { isTerminal } from "../../protocol/index.js";
 import { isInFlight } from "../task-states.js";
-import type { StoreScope, TaskHead } from "../task-store.js";
+import type { TaskPieces } from "../encoding/index.js";
+import type { StoreScope, TaskHead, TaskView } from "../task-store.js";
+import { piecesFor, SettledTasks } from "./settled-tasks.js";
 
 /** What the store knows of a task in this process: enough to answer a write without a round trip. */
 export interface CachedTask {
@@ -52,6 +54,8 @@ export class TaskCache {
   private readonly entries = new Map<string, CachedTask>();
   /** Units settled so far (committed or not): a read that spans one may be stale. */
   private epoch = 0;
+  /** Tasks a unit created and ended, whole, until their first read. */
+  private readonly settled = new SettledTasks();
 
   /** Taken when a read begins, given back to `seen` with what it found. */
   get readMark(): number {
@@ -97,6 +101,17 @@ export class TaskCache {
     return { id: e.taskId, contextId: e.contextId, state: e.state, lastSeq: e.lastSeq };
   }
 
+  /**
+   * The whole task, in the view asked for, when a unit of this process
+   * created and ended it and nothing read it since (settled-tasks.ts), on
+   * the same terms as terminalHead.
+   */
+  wholeTask(scope: StoreScope, taskId: string, view: TaskView): TaskPieces | undefined {
+    if (!this.terminalHead(scope, taskId)) return undefined;
+    const pieces = this.settled.take(cacheKey(scope, taskId));
+    return pieces && piecesFor(pieces, view);
+  }
+
   /** Whether a unit (open or in flight) holds writes to the task. */
   pinned(scope: StoreScope, taskId: string): boolean {
     return (this.entries.get(cacheKey(scope, taskId))?.pins ?? 0) > 0;
@@ -105,6 +120,7 @@ export class TaskCache {
   /** The task is gone (deleted, or a read found no row): its entry goes, unless a unit holds writes to it. */
   dropped(scope: StoreScope, taskId: string): void {
     const key = cacheKey(scope, taskId);
+    this.settled.drop(key);
     if ((this.entries.get(key)?.pins ?? 0) === 0) this.entries.delete(key);
   }
 
@@ -139,13 +155,15 @@ export class TaskCache {
    * connection broke): they go at once, and the next read of each task loads
    * it again. A unit opened meanwhile keeps its writes to the old entries;
    * if they were predicted from the failed unit, the database fences them.
+   * A committed unit hands over the tasks it created and ended, whole.
    */
-  release(entries: Iterable<CachedTask>, failed: boolean): void {
+  release(entries: Iterable<CachedTask>, failed: boolean, settled: ReadonlyArray<readonly [key: string, pieces: TaskPieces]> = []): void {
     this.epoch++;
     for (const e of entries) {
       e.pins--;
       if (failed && this.entries.get(e.key) === e) this.entries.delete(e.key);
     }
+    if (!failed) for (const [key, pieces] of settled) this.settled.put(key, pieces);
     this.trim();
   }
 
@@ -162,7 +180,10 @@ export class TaskCache {
     if (this.entries.size <= this.maxEntries) return;
     for (const [key, e] of this.entries) {
       if (this.entries.size <= this.maxEntries) return;
-      if (e.pins === 0 && !isInFlight(e.state)) this.entries.delete(key);
+      if (e.pins === 0 && !isInFlight(e.state)) {
+        this.entries.delete(key);
+        this.settled.drop(key);
+      }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +25,7 @@ import {
   StoreUnavailableError,
   type StoreScope,
   type TaskStore,
+  type TaskView,
 } from "../../../src/store/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../../helpers/postgres-cluster.js";
 import { until } from "../../helpers/until.js";
@@ -205,6 +206,47 @@ function storeContract(name: string, harness: () => StoreHarness) {
         w.create("big", { history: ["b0", "b1", "b2", "b3", "b4"].map((t) => message("big", t)) });
       });
       expect(texts((await store.getTask(scope, "big"))?.history)).toEqual(["b2", "b3", "b4"]);
+    });
+
+    it("answers a task's wire form in every view, the bytes of the Task it reads, right after the unit that created and ended it and again later", async () => {
+      const store = await open({ maxHistoryMessages: 3 });
+      const w = writer(store);
+      const views: TaskView[] = [{}, { historyLength: 0 }, { historyLength: 2 }, { historyLength: 10 }, { includeArtifacts: false }];
+      const echo = (id: string) => {
+        w.create(id, { history: [message(id, "m0"), message(id, "m1")], metadata: { n: 1 } });
+        w.status(id, TaskState.WORKING, { text: "m2" });
+        w.artifact(id, "out", ["one"]);
+        w.artifact(id, "log", ["x"]);
+        w.artifact(id, "out", ["two"], { append: true, lastChunk: true });
+        w.artifact(id, "log", ["y"], { lastChunk: true });
+        w.status(id, TaskState.COMPLETED, { text: "m3" });
+      };
+      await unit(store, () => views.forEach((_, i) => echo(`w${i}`)));
+      // One whose life spans units: the last unit does not hold all of it.
+      await unit(store, () => {
+        w.create("late");
+        w.status("late", TaskState.WORKING);
+      });
+      await unit(store, () => {
+        w.artifact("late", "out", ["z"], { lastChunk: true });
+        w.status("late", TaskState.COMPLETED, { text: "bye" });
+      });
+      const reads = [...views.map((view, i) => [`w${i}`, view] as const), ["late", {}] as const];
+      for (const [id, view] of reads) {
+        for (let again = 0; again < 2; again++) {
+          const wire = await store.getTaskWire!(scope, id, view);
+          const task = await store.getTask(scope, id, view);
+          expect(Buffer.from(wire!), `${id} ${JSON.stringify(view)}`).toEqual(Buffer.from(toBinary(TaskSchema, task!)));
+        }
+      }
+      const whole = fromBinary(TaskSchema, (await store.getTaskWire!(scope, "w0"))!);
+      expect(whole.status?.state).toBe(TaskState.COMPLETED);
+      expect(whole.metadata).toEqual({ n: 1 });
+      expect(texts(whole.history)).toEqual(["m1", "m2", "m3"]);
+      expect(artifactsOf(whole)).toEqual([
+        ["out", "one", "two"],
+        ["log", "y"],
+      ]);
     });
 
     it("applies artifact changes: new, appended, replaced; order of first appearance; sealed by lastChunk; left out on request", async () => {
@@ -704,6 +746,53 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
         );
         expect(calls).toBe(1);
         expect((await store.listTasks(scope, { limit: 1 })).total).toBe(n);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("answers a task a unit created and ended, once, without a round trip: a blocking send's answer (§3.2.2); any other read asks the database", async () => {
+      const counting = countingPool(url);
+      const store = new PostgresTaskStore(counting.pool);
+      try {
+        await store.ping();
+        const w = writer(store);
+        await unit(store, () => {
+          w.create("s");
+          w.status("s", TaskState.WORKING);
+          w.artifact("s", "out", ["echo"], { lastChunk: true });
+          w.status("s", TaskState.COMPLETED);
+          w.create("open");
+          w.status("open", TaskState.INPUT_REQUIRED);
+        });
+        const trips = async (read: () => Promise<unknown>) => {
+          const before = counting.sent();
+          await read();
+          return counting.sent() - before;
+        };
+        let first: Uint8Array | undefined;
+        expect(await trips(async () => (first = await store.getTaskWire(scope, "s")))).toBe(0);
+        // Taken once: the next read is the database's, and the same bytes.
+        let second: Uint8Array | undefined;
+        expect(await trips(async () => (second = await store.getTaskWire(scope, "s")))).toBe(1);
+        expect(Buffer.from(first!)).toEqual(Buffer.from(second!));
+        // Interrupted, not terminal: a message on any replica may continue it.
+        expect(await trips(() => store.getTaskWire(scope, "open"))).toBe(1);
+        // Held by an open unit (a push config written to it): asked of the database.
+        await unit(store, () => {
+          w.create("held");
+          w.status("held", TaskState.COMPLETED);
+        });
+        store.beginBatch();
+        w.pushConfig("held", "c1");
+        expect(await trips(() => store.getTaskWire(scope, "held"))).toBe(1);
+        await store.commitBatch();
+        // Released, it is still the unit's whole task, not yet answered.
+        expect(await trips(() => store.getTaskWire(scope, "held"))).toBe(0);
+        // A task whose life spans units is read.
+        await unit(store, () => w.create("two"));
+        await unit(store, () => w.status("two", TaskState.COMPLETED));
+        expect(await trips(() => store.getTaskWire(scope, "two"))).toBe(1);
       } finally {
         await store.close();
       }
