@@ -24,6 +24,21 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds a process's children have used that it has waited for
+ * (cutime + cstime), or NaN: a server that forks a process per connection
+ * (PostgreSQL) counts there what its exited backends used.
+ */
+export function reapedChildrenCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Measures a process's CPU use over an interval, as a share of one core. */
 export class CpuMeter {
   private readonly startCpu: number;

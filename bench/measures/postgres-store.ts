@@ -14,7 +14,7 @@ import { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { a2aClient, countTasks, sampleSendMessage } from "../harness/a2a-clients.js";
 import type { BenchContext } from "../harness/bench-context.js";
 import { runLoader, type TimedRun } from "../harness/loader-process.js";
-import { cpuSeconds } from "../harness/proc-stats.js";
+import { cpuSeconds, reapedChildrenCpuSeconds } from "../harness/proc-stats.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
 import { JSON_HEADERS, jsonRpcBody, PER_REQUEST_ID, sendMessageJson } from "../harness/request-bodies.js";
 import type { PostgresResult, PostgresRow } from "../harness/results.js";
@@ -27,9 +27,14 @@ import { failureNote } from "../harness/failure-note.js";
 
 const CONNECTIONS = 32;
 
-/** CPU seconds used so far by the cluster's server: the postmaster and every process it started (backends, WAL writer, ...). */
+/**
+ * CPU seconds used so far by the cluster's server: the postmaster and every
+ * process it started (backends, WAL writer, ...), those running and those
+ * that exited (pgbench's TPC-B run opens and closes connections: summing the
+ * running ones alone went backwards when one exited).
+ */
 function databaseCpuSeconds(postmaster: number): number {
-  let total = cpuSeconds(postmaster);
+  let total = cpuSeconds(postmaster) + reapedChildrenCpuSeconds(postmaster);
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
