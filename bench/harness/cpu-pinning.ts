@@ -36,6 +36,18 @@ export function detectPinning(): CpuPinning {
 }
 
 /**
+ * Where the i-th of several servers runs when each gets a core of its own,
+ * in turn over the server's and the loader's cores (a fleet's replicas,
+ * each on a machine of its own as deployed; here the second shares the
+ * loader's core). Unpinned stays unpinned.
+ */
+export function spreadPinning(pinning: CpuPinning, i: number): CpuPinning {
+  if (pinning.server[0] !== "taskset") return pinning;
+  const cores = [pinning.server.at(-1)!, pinning.loader.at(-1)!];
+  return { ...pinning, server: ["taskset", "-c", cores[i % cores.length]!] };
+}
+
+/**
  * Runs `fn` with this process (every thread) on the loader's core, then
  * puts it back where it was: work the bench does itself during a measure
  * stays off the server's core. The telemetry section's collector stand-in

@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { PostgresCluster } from "../../test/helpers/postgres-cluster.js";
 import { a2aClient, countTasks, sampleSendMessage } from "../harness/a2a-clients.js";
 import type { BenchContext } from "../harness/bench-context.js";
+import { spreadPinning } from "../harness/cpu-pinning.js";
 import { runLoader, type TimedRun } from "../harness/loader-process.js";
 import { cpuSeconds, reapedChildrenCpuSeconds } from "../harness/proc-stats.js";
 import { waitForQuiet } from "../harness/quiet-machine.js";
@@ -57,10 +58,14 @@ interface Setup {
   readonly start: (ctx: BenchContext, url: string) => Promise<ServerUnderTest[]>;
 }
 
-async function hubsOnPostgres(ctx: BenchContext, dbUrl: string, n: number): Promise<ServerUnderTest[]> {
+/** `ownCores`: each replica on a core of its own (spreadPinning), else all on the server's core. */
+async function hubsOnPostgres(ctx: BenchContext, dbUrl: string, n: number, ownCores = false): Promise<ServerUnderTest[]> {
   const hubs: ServerUnderTest[] = [];
   try {
-    for (let i = 0; i < n; i++) hubs.push(await startHubChild(ctx.pinning, ctx.freshDir(`pg-hub-${i}`), { env: { A2A_HUB_STORE: dbUrl } }));
+    for (let i = 0; i < n; i++) {
+      const pinning = ownCores ? spreadPinning(ctx.pinning, i) : ctx.pinning;
+      hubs.push(await startHubChild(pinning, ctx.freshDir(`pg-hub-${i}`), { env: { A2A_HUB_STORE: dbUrl } }));
+    }
   } catch (e) {
     for (const h of hubs) await h.child.stop();
     throw e;
@@ -71,7 +76,9 @@ async function hubsOnPostgres(ctx: BenchContext, dbUrl: string, n: number): Prom
 const SETUPS: readonly Setup[] = [
   { id: "sqlite", label: "a2a-hub, SQLite (one process)", start: async (ctx) => [await startHubChild(ctx.pinning, ctx.freshDir("sqlite-hub"))] },
   { id: "postgres-1", label: "a2a-hub, PostgreSQL, 1 replica", start: (ctx, url) => hubsOnPostgres(ctx, url, 1) },
-  { id: "postgres-2", label: "a2a-hub, PostgreSQL, 2 replicas (round-robin client)", start: (ctx, url) => hubsOnPostgres(ctx, url, 2) },
+  { id: "postgres-2", label: "a2a-hub, PostgreSQL, 2 replicas sharing the hubs' core (round-robin client)", start: (ctx, url) => hubsOnPostgres(ctx, url, 2) },
+  // A fleet's replicas run on machines of their own: here one core each, the second beside the loader.
+  { id: "postgres-2-cores", label: "a2a-hub, PostgreSQL, 2 replicas on a core each (round-robin client)", start: (ctx, url) => hubsOnPostgres(ctx, url, 2, true) },
 ];
 
 export async function measurePostgres(ctx: BenchContext): Promise<PostgresResult> {

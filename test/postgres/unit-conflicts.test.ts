@@ -11,7 +11,9 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/pos
  * and state); were the rows taken in the order the unit's writes come,
  * two units taking them in opposite orders would deadlock (the server
  * breaks it after a second by rolling one back, and its callers would
- * hear INTERNAL). The unit function takes them up front in one order.
+ * hear INTERNAL). The unit statement takes them up front in one order;
+ * and since schema 5 each connection counts in a shard of its own, so
+ * that units on different connections seldom meet there at all.
  *
  * A replica also writes tasks another replica wrote last (a continuation
  * of an interrupted task, a sweep failing a dead replica's tasks): what it
@@ -100,6 +102,42 @@ describe.skipIf(!hasPostgres)("units of two replicas at once", () => {
     }
     expect(cluster().log()).not.toContain("deadlock detected");
   }, 60_000);
+
+  it("count their tasks in the shard of their connection: one holding its counter rows does not hold up another on a connection of another shard", async () => {
+    const url = await cluster().createDatabase();
+    await (await PostgresTaskStore.open({ url, poolSize: 1, fleet: false })).close();
+    const clients: pg.Client[] = [];
+    const connect = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      clients.push(c);
+      return { c, shard: (await c.query<{ s: number }>("SELECT a2a_counter_shard() AS s")).rows[0]!.s };
+    };
+    const insert = (c: pg.Client, id: string) =>
+      c.query(`INSERT INTO tasks (tenant, agent, id, context_id, state, status, status_ms, last_seq, history_count, artifact_count, created_ms)
+               VALUES ('t', 'echo', $1, 'ctx', $2, '\\x0801', 1, 1, 0, 0, 1)`, [id, TaskState.SUBMITTED]);
+    try {
+      const first = await connect();
+      let other = await connect();
+      while (other.shard === first.shard) other = await connect();
+      await first.c.query("BEGIN");
+      await insert(first.c, "held");
+      // Before schema 5 both counted in one row, held by the open transaction until it ends.
+      await other.c.query("SET lock_timeout = '2s'");
+      await insert(other.c, "free");
+      await first.c.query("UPDATE tasks SET state = $1 WHERE id = 'held'", [TaskState.COMPLETED]);
+      await first.c.query("COMMIT");
+      const totals = await other.c.query<{ state: number; n: number }>(
+        "SELECT state, SUM(n)::integer AS n FROM task_counts WHERE tenant = 't' GROUP BY state HAVING SUM(n) <> 0 ORDER BY state",
+      );
+      expect(totals.rows).toEqual([
+        { state: TaskState.SUBMITTED, n: 1 },
+        { state: TaskState.COMPLETED, n: 1 },
+      ]);
+    } finally {
+      for (const c of clients) await c.end();
+    }
+  });
 
   it("predict from a read that spanned a commit of their own, when it found a task the other replica wrote since", async () => {
     const url = await cluster().createDatabase();

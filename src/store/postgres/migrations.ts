@@ -1,6 +1,7 @@
 import { UNIT_FUNCTION_SQL } from "./migration-2-unit-function.js";
 import { RETENTION_SQL } from "./migration-3-retention.js";
 import { UNIT_STATEMENT_SQL } from "./migration-4-unit-statement.js";
+import { COUNTER_SHARDS_SQL } from "./migration-5-counter-shards.js";
 
 /**
  * Forward-only schema migrations of the PostgreSQL store; entry i takes the
@@ -20,6 +21,9 @@ import { UNIT_STATEMENT_SQL } from "./migration-4-unit-statement.js";
  *
  * Version 4 replaces version 2's function and the counters' triggers by
  * one prepared statement per unit (migration-4-unit-statement.ts).
+ *
+ * Version 5 splits the state counters in shards, so that units on
+ * different connections do not queue on one row (migration-5-counter-shards.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -178,4 +182,5 @@ export const MIGRATIONS: readonly string[] = [
   UNIT_FUNCTION_SQL,
   RETENTION_SQL,
   UNIT_STATEMENT_SQL,
+  COUNTER_SHARDS_SQL,
 ];

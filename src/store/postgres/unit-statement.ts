@@ -28,7 +28,8 @@ import { IN_FLIGHT_SQL } from "../task-states.js";
  * A2F01 and nothing of the unit is stored; each child row joins the
  * checked row of its task, so no child is written before its task passed.
  * ListTasks' state counters move by trigger (schema 1, one statement each
- * since schema 4); NOTIFY wakes other replicas' readers at commit.
+ * since schema 4, in the connection's shard since schema 5); NOTIFY wakes
+ * other replicas' readers at commit.
  */
 export const UNIT_SQL = `WITH
 i AS MATERIALIZED (
@@ -46,11 +47,12 @@ old AS (
   WHERE NOT i.is_new ORDER BY t.pk FOR UPDATE OF t),
 fresh AS MATERIALIZED (SELECT i.n, nextval(pg_get_serial_sequence('tasks', 'pk')) AS pk FROM i WHERE i.is_new),
 added AS (SELECT n, count(*)::integer AS added FROM h GROUP BY n),
--- The counter rows the unit's tasks move (by trigger) are shared by every replica: taken in one order, after the
--- unit's tasks and before any of its writes, so that two replicas' units queue on them rather than deadlock.
+-- The counter rows the unit's tasks move (by trigger), those of its connection's shard (schema 5), are shared with
+-- any unit on a connection of the same shard: taken in one order, after the unit's tasks and before any of its
+-- writes, so that two such units queue on them rather than deadlock.
 counters AS (
   SELECT 1 FROM task_counts c JOIN (SELECT DISTINCT tenant, agent FROM i WHERE i.is_new OR i.moved) s ON c.tenant = s.tenant AND c.agent = s.agent
-  ORDER BY c.tenant, c.agent, c.state FOR UPDATE OF c),
+  WHERE c.shard = a2a_counter_shard() ORDER BY c.tenant, c.agent, c.state FOR UPDATE OF c),
 k AS MATERIALIZED (
   SELECT i.*, COALESCE(o.pk, f.pk) AS pk, (SELECT count(*) FROM counters) AS counters, COALESCE(o.history_count, 0) AS hc, COALESCE(d.added, 0) AS added,
     CASE
