@@ -12,16 +12,21 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** CPU seconds (user + system) a process has used so far, or NaN when unreadable. */
-export function cpuSeconds(pid: number): number {
+/** Seconds of two CPU time fields of /proc/<pid>/stat added (numbered as proc(5) numbers them), or NaN when unreadable. */
+function statSeconds(pid: number, a: number, b: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    // Fields after the parenthesised command name start at field 3.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return (Number(fields[a - 3]) + Number(fields[b - 3])) / TICKS_PER_SECOND;
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds (utime + stime) a process has used so far, or NaN when unreadable. */
+export function cpuSeconds(pid: number): number {
+  return statSeconds(pid, 14, 15);
 }
 
 /**
@@ -30,13 +35,7 @@ export function cpuSeconds(pid: number): number {
  * (PostgreSQL) counts there what its exited backends used.
  */
 export function reapedChildrenCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
+  return statSeconds(pid, 16, 17);
 }
 
 /** Measures a process's CPU use over an interval, as a share of one core. */
