@@ -1,6 +1,7 @@
 import { UNIT_FUNCTION_SQL } from "./migration-2-unit-function.js";
 import { RETENTION_SQL } from "./migration-3-retention.js";
 import { UNIT_STATEMENT_SQL } from "./migration-4-unit-statement.js";
+import { CONTEXT_COUNTS_SQL } from "./migration-5-context-counts.js";
 
 /**
  * Forward-only schema migrations of the PostgreSQL store; entry i takes the
@@ -20,6 +21,9 @@ import { UNIT_STATEMENT_SQL } from "./migration-4-unit-statement.js";
  *
  * Version 4 replaces version 2's function and the counters' triggers by
  * one prepared statement per unit (migration-4-unit-statement.ts).
+ *
+ * Version 5 adds a task counter per context, for ListTasks' totals with a
+ * contextId filter (migration-5-context-counts.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -178,4 +182,5 @@ export const MIGRATIONS: readonly string[] = [
   UNIT_FUNCTION_SQL,
   RETENTION_SQL,
   UNIT_STATEMENT_SQL,
+  CONTEXT_COUNTS_SQL,
 ];
