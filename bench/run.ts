@@ -22,6 +22,7 @@ import { measureHeadToHead } from "./measures/head-to-head.js";
 import { measureLatencyBudget } from "./measures/latency-budget.js";
 import { measurePostgres } from "./measures/postgres-store.js";
 import { measureStore } from "./measures/store-scale.js";
+import { measureStorePostgres } from "./measures/store-scale-postgres.js";
 import { measureStreaming } from "./measures/streaming.js";
 import { measureTelemetry } from "./measures/telemetry-cost.js";
 import { measureUnary } from "./measures/unary-throughput.js";
@@ -68,6 +69,10 @@ async function main(): Promise<void> {
     }
     if (options.sections.has("store")) {
       results.store = await measureStore(ctx);
+      write();
+    }
+    if (options.sections.has("store-postgres")) {
+      results.storePostgres = await measureStorePostgres(ctx);
       write();
     }
     if (options.sections.has("postgres")) {

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 
 /** The sections `npm run bench` can run, in the order it runs them. */
-export const SECTIONS = ["unary", "versus", "latency", "telemetry", "streaming", "fanout", "store", "postgres", "profile"] as const;
+export const SECTIONS = ["unary", "versus", "latency", "telemetry", "streaming", "fanout", "store", "store-postgres", "postgres", "profile"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Everything one bench run is told: how long, how much, which sections. */
@@ -21,7 +21,7 @@ export interface BenchOptions {
   /** Streams opened one after another to sample time to first event. */
   readonly firstEventSamples: number;
   readonly subscribers: number;
-  /** Tasks seeded for the store-scale measure. */
+  /** Tasks seeded for the store-scale measures (SQLite and PostgreSQL). */
   readonly seedTasks: number;
   /** Requests timed per ListTasks/GetTask case. */
   readonly pageSamples: number;

@@ -3,46 +3,15 @@ import type { BenchOptions } from "./bench-options.js";
 import type { CpuPinning } from "./cpu-pinning.js";
 import { gitRevision, type MachineInfo } from "./machine-info.js";
 import type { BenchResults, ProfileResult, UnaryCell, UnaryRow } from "./results.js";
-import { ratio, spread, type Spread } from "./stats.js";
+import { int, mib, ms, pct, sp, table, times } from "./report-format.js";
+import { storeSection } from "./report-store.js";
+import { ratio, spread } from "./stats.js";
 import { bracketedShare, evaluateTargets } from "./targets.js";
-
-/** Milliseconds with precision that suits their size. */
-function ms(x: number | undefined): string {
-  if (x === undefined || !Number.isFinite(x)) return "—";
-  return x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0);
-}
-
-function int(x: number | undefined): string {
-  return x === undefined || !Number.isFinite(x) ? "—" : Math.round(x).toLocaleString("en");
-}
-
-function mib(bytes: number | undefined): string {
-  return bytes === undefined || !Number.isFinite(bytes) ? "—" : `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-}
-
-function pct(x: number | undefined): string {
-  return x === undefined || !Number.isFinite(x) ? "—" : `${Math.round(x * 100)}%`;
-}
-
-function times(x: number): string {
-  return Number.isFinite(x) ? `${x.toFixed(2)}×` : "—";
-}
-
-/** "median [min–max]" of a spread, formatted by `f`. */
-function sp(s: Spread | undefined, f: (x: number) => string): string {
-  if (!s || s.n === 0) return "—";
-  return s.n === 1 ? f(s.median) : `${f(s.median)} [${f(s.min)}–${f(s.max)}]`;
-}
 
 /** The columns every unary table shares for one cell of a row: connections, req/s, p50, p99, errors. */
 function loadCells(row: UnaryRow, i: number): string[] {
   const c = row.cells[i]!;
   return [String(c.connections), sp(c.rps, int), sp(c.p50Ms, ms), sp(c.p99Ms, ms), `${c.errors}${row.checkFailed && i === row.cells.length - 1 ? " + check failed" : ""}`];
-}
-
-function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const esc = (c: string) => c.replace(/\|/g, "\\|");
-  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`)].join("\n");
 }
 
 /** Which SDK row a hub row is compared with: same wire family, in-memory and SQLite. */
@@ -328,19 +297,8 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
     );
   }
 
-  const s = results.store;
-  if (s) {
-    parts.push(
-      `## Store scale: ${int(s.tasks)} tasks\n\n` +
-        (s.status !== "ok"
-          ? `${s.status}: ${s.note ?? ""}`
-          : `Seeded straight into the hub's SQLite file in ${s.seedSec?.toFixed(0)} s (${mib(s.dbBytes)}); ${int(s.contextTasks)} tasks in the filtered context. One request at a time over gRPC; pageSize 50; "deep" = 90% into the listing. Server RSS afterwards ${mib(s.rssAfterBytes)}.\n\n` +
-            table(
-              ["case", "position", "p50 ms median [min–max]", "p99 ms median [min–max]"],
-              s.cases.map((c) => [c.label, c.position === undefined ? "" : int(c.position), sp(c.p50Ms, ms), sp(c.p99Ms, ms)]),
-            )),
-    );
-  }
+  if (results.store) parts.push(storeSection(results.store, "SQLite"));
+  if (results.storePostgres) parts.push(storeSection(results.storePostgres, "PostgreSQL"));
 
   const pg = results.postgres;
   if (pg) {
@@ -394,6 +352,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
   for (const r of results.streams) if (r.note) notes.push(`- ${r.id}: ${r.note}`);
   if (results.fanout?.note) notes.push(`- fan-out: ${results.fanout.note}`);
   if (results.store?.note) notes.push(`- store: ${results.store.note}`);
+  if (results.storePostgres?.note) notes.push(`- store on PostgreSQL: ${results.storePostgres.note}`);
   for (const r of (results.postgres?.rows ?? []).filter((row) => row.replicas > 0)) notes.push(`- postgres ${r.id}: ${r.stored ?? "?"} tasks stored for ${r.served ?? "?"} good answers${r.note ? `; ${r.note}` : ""}`);
   if (notes.length > 0) parts.push("## Notes\n\n" + notes.join("\n"));
   return parts.join("\n\n") + "\n";

@@ -167,6 +167,8 @@ export interface BenchResults {
   streams: StreamRow[];
   fanout?: FanoutResult;
   store?: StoreResult;
+  /** The store section's cases on a seeded PostgreSQL database (measures/store-scale-postgres.ts). */
+  storePostgres?: StoreResult;
   postgres?: PostgresResult;
   profile?: ProfileResult;
 }

@@ -25,7 +25,7 @@ export interface SeededStore {
 }
 
 /** Contexts the seeded tasks are spread over: 1,000,000 tasks gives 10,000 per context. */
-const CONTEXTS = 100;
+export const CONTEXTS = 100;
 const BATCH = 20_000;
 
 /** The columns the seeder writes, per table; the schema must have them (migration 1). */

@@ -75,10 +75,19 @@ const SQLITE_ONLY: Readonly<Record<string, readonly string[]>> = {
   artifact_parts: ["n"],
 };
 
+/**
+ * What only the PostgreSQL store has (its schema 6): a task counter per
+ * context for ListTasks' totals, where SQLite counts the context's rows in
+ * its own process.
+ */
+const POSTGRES_ONLY: Readonly<Record<string, readonly string[]>> = {
+  task_context_counts: ["agent", "context_id", "n", "tenant"],
+};
+
 function withFleet(tables: Map<string, string[]>): Map<string, string[]> {
   for (const [t, cols] of Object.entries(SQLITE_ONLY)) tables.set(t, (tables.get(t) ?? []).filter((c) => !cols.includes(c)));
-  for (const [t, cols] of Object.entries(FLEET_ONLY)) tables.set(t, [...(tables.get(t) ?? []), ...cols].sort());
-  return tables;
+  for (const [t, cols] of Object.entries({ ...FLEET_ONLY, ...POSTGRES_ONLY })) tables.set(t, [...(tables.get(t) ?? []), ...cols].sort());
+  return new Map([...tables].sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function groupColumns(pairs: Array<[string, string]>): Map<string, string[]> {
@@ -159,6 +168,42 @@ describe.skipIf(!hasPostgres)("PostgreSQL store migrations", () => {
       ]);
     } finally {
       await db.pool.end();
+    }
+  });
+
+  it("keep a context's task count in the database: schema 6 counts the tasks already there, inserts add, deletes take away and drop an emptied context", async () => {
+    const url = await cluster().createDatabase();
+    const pool = createPool({ url, poolSize: 2 });
+    const insert = `INSERT INTO tasks (tenant, agent, id, context_id, state, status, status_ms, metadata, last_seq, history_count, artifact_count, created_ms)
+                    SELECT $1, 'echo', id, $2, 1, '\\x0801'::bytea, 1700000000000, NULL, 1, 1, 0, 1700000000000 FROM unnest($3::text[]) id`;
+    const counted = async () =>
+      (await pool.query<{ tenant: string; context_id: string; n: number }>(`SELECT tenant, context_id, n FROM task_context_counts ORDER BY tenant, context_id`)).rows;
+    const recount = async () =>
+      (await pool.query<{ tenant: string; context_id: string; n: number }>(
+        `SELECT tenant, context_id, COUNT(*)::bigint AS n FROM tasks GROUP BY tenant, agent, context_id ORDER BY tenant, context_id`,
+      )).rows;
+    try {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, 5));
+      await pool.query(insert, ["t", "ctx-a", ["a1", "a2"]]);
+      await pool.query(insert, ["u", "ctx-a", ["u1"]]);
+      expect(await migratePostgres(pool)).toEqual({ from: 5, to: N });
+      expect(await counted()).toEqual([
+        { tenant: "t", context_id: "ctx-a", n: 2 },
+        { tenant: "u", context_id: "ctx-a", n: 1 },
+      ]);
+      await pool.query(insert, ["t", "ctx-a", ["a3"]]);
+      await pool.query(insert, ["t", "ctx-b", ["b1", "b2"]]);
+      // A state change moves no task between contexts.
+      await pool.query(`UPDATE tasks SET state = 3 WHERE id = 'a1'`);
+      expect(await counted()).toEqual(await recount());
+      await pool.query(`DELETE FROM tasks WHERE id IN ('a1', 'b1', 'b2')`);
+      expect(await counted()).toEqual([
+        { tenant: "t", context_id: "ctx-a", n: 2 },
+        { tenant: "u", context_id: "ctx-a", n: 1 },
+      ]);
+      expect(await counted()).toEqual(await recount());
+    } finally {
+      await pool.end();
     }
   });
 

@@ -87,6 +87,10 @@ describe.skipIf(!hasPostgres)("retention on PostgreSQL", { timeout: 240_000 }, (
       const counted = (await c.query(`SELECT tenant, agent, state, SUM(n)::integer AS n FROM task_counts GROUP BY 1, 2, 3 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3`)).rows;
       const recount = (await c.query(`SELECT tenant, agent, state, COUNT(*)::integer AS n FROM tasks GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)).rows;
       expect(counted).toEqual(recount);
+      // The per-context counters behind a filtered ListTasks' total (schema 6) agree too, emptied contexts gone.
+      const byContext = (await c.query(`SELECT tenant, agent, context_id, n::integer AS n FROM task_context_counts ORDER BY 1, 2, 3`)).rows;
+      const recountByContext = (await c.query(`SELECT tenant, agent, context_id, COUNT(*)::integer AS n FROM tasks GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`)).rows;
+      expect(byContext).toEqual(recountByContext);
     });
   });
 

@@ -113,9 +113,10 @@ describe.skipIf(!hasPostgres)("units of two replicas at once", () => {
       clients.push(c);
       return { c, shard: (await c.query<{ s: number }>("SELECT a2a_counter_shard() AS s")).rows[0]!.s };
     };
+    // Each task in a context of its own: tasks of one context share its counter row (schema 6).
     const insert = (c: pg.Client, id: string) =>
       c.query(`INSERT INTO tasks (tenant, agent, id, context_id, state, status, status_ms, last_seq, history_count, artifact_count, created_ms)
-               VALUES ('t', 'echo', $1, 'ctx', $2, '\\x0801', 1, 1, 0, 0, 1)`, [id, TaskState.SUBMITTED]);
+               VALUES ('t', 'echo', $1, $1, $2, '\\x0801', 1, 1, 0, 0, 1)`, [id, TaskState.SUBMITTED]);
     try {
       const first = await connect();
       let other = await connect();

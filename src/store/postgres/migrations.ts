@@ -2,6 +2,7 @@ import { UNIT_FUNCTION_SQL } from "./migration-2-unit-function.js";
 import { RETENTION_SQL } from "./migration-3-retention.js";
 import { UNIT_STATEMENT_SQL } from "./migration-4-unit-statement.js";
 import { COUNTER_SHARDS_SQL } from "./migration-5-counter-shards.js";
+import { CONTEXT_COUNTS_SQL } from "./migration-6-context-counts.js";
 
 /**
  * Forward-only schema migrations of the PostgreSQL store; entry i takes the
@@ -24,6 +25,9 @@ import { COUNTER_SHARDS_SQL } from "./migration-5-counter-shards.js";
  *
  * Version 5 splits the state counters in shards, so that units on
  * different connections do not queue on one row (migration-5-counter-shards.ts).
+ *
+ * Version 6 adds a task counter per context, for ListTasks' totals with a
+ * contextId filter (migration-6-context-counts.ts).
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -183,4 +187,5 @@ export const MIGRATIONS: readonly string[] = [
   RETENTION_SQL,
   UNIT_STATEMENT_SQL,
   COUNTER_SHARDS_SQL,
+  CONTEXT_COUNTS_SQL,
 ];

@@ -14,7 +14,7 @@ const DELETE = `SELECT id FROM a2a_delete_expired($1, $2, $3::text[], $4::intege
 // Per scope through the (tenant, agent, status_ms) index, then per tenant: no scan of the whole table.
 const OLDEST = `SELECT s.tenant, MIN((SELECT MIN(t.status_ms) FROM tasks t WHERE t.tenant = s.tenant AND t.agent = s.agent)) AS ms
   FROM (${SCOPES}) s GROUP BY s.tenant`;
-const TABLES = ["tasks", "history", "artifacts", "artifact_parts", "events", "push_configs", "push_outbox", "push_delivery_log", "sent_messages", "idempotency_keys", "task_counts"];
+const TABLES = ["tasks", "history", "artifacts", "artifact_parts", "events", "push_configs", "push_outbox", "push_delivery_log", "sent_messages", "idempotency_keys", "task_counts", "task_context_counts"];
 const SIZES = `SELECT c.relname AS part, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
   WHERE c.relkind = 'r' AND c.relname = ANY ($1::text[]) AND c.relnamespace = current_schema()::regnamespace ORDER BY c.relname`;
 

@@ -21,7 +21,8 @@ export function listStatement(scope: StoreScope, q: TaskQuery): Statement {
   };
   const where = ["t.tenant = $1", "t.agent = $2"];
   const counted = ["tenant = $1", "agent = $2"];
-  if (q.contextId !== undefined) where.push(`t.context_id = ${param(q.contextId)}`);
+  const context = q.contextId !== undefined ? param(q.contextId) : undefined;
+  if (context) where.push(`t.context_id = ${context}`);
   if (q.state !== undefined) {
     const p = param(q.state);
     where.push(`t.state = ${p}`);
@@ -29,11 +30,7 @@ export function listStatement(scope: StoreScope, q: TaskQuery): Statement {
   }
   if (q.statusAfterMs !== undefined) where.push(`t.status_ms > ${param(q.statusAfterMs)}::bigint`);
   const filter = where.join(" AND ");
-  // Without a context or time filter the trigger-kept counters answer in O(states).
-  const total =
-    q.contextId === undefined && q.statusAfterMs === undefined
-      ? `SELECT COALESCE(SUM(n), 0)::bigint FROM task_counts WHERE ${counted.join(" AND ")}`
-      : `SELECT COUNT(*) FROM tasks t WHERE ${filter}`;
+  const total = totalOf(q, filter, counted, context);
   let cursor = "";
   if (q.after) {
     // A row comparison: the index's own order, so a deep page starts where the cursor points instead of filtering from the top.
@@ -47,6 +44,18 @@ export function listStatement(scope: StoreScope, q: TaskQuery): Statement {
       WHERE ${filter}${cursor} ORDER BY t.status_ms DESC, t.touch DESC LIMIT ${limit}::integer)
     SELECT (${total}) AS total, page.* FROM (SELECT 1) one LEFT JOIN page ON true ORDER BY page.status_ms DESC, page.touch DESC`;
   return { text, values };
+}
+
+/**
+ * The statement of the listing's total. The trigger-kept counters answer
+ * in O(states) for the scope or a state, and in O(1) for a context
+ * (schema 6); a context and a state together, or a time filter, are
+ * counted row by row.
+ */
+function totalOf(q: TaskQuery, filter: string, counted: readonly string[], context: string | undefined): string {
+  if (q.statusAfterMs !== undefined || (context && q.state !== undefined)) return `SELECT COUNT(*) FROM tasks t WHERE ${filter}`;
+  if (context) return `SELECT COALESCE((SELECT n FROM task_context_counts WHERE tenant = $1 AND agent = $2 AND context_id = ${context}), 0)::bigint`;
+  return `SELECT COALESCE(SUM(n), 0)::bigint FROM task_counts WHERE ${counted.join(" AND ")}`;
 }
 
 /** The page from the rows of `listStatement`. */

@@ -366,6 +366,30 @@ function storeContract(name: string, harness: () => StoreHarness) {
       expect(await total(TaskState.COMPLETED)).toBe(2);
     });
 
+    it("keeps a context's ListTasks total as its tasks are created and move, apart from other contexts and scopes", async () => {
+      const store = await open();
+      const w = writer(store);
+      const theirs = writer(store, other);
+      await unit(store, () => {
+        for (const id of ["a", "b", "c"]) w.create(id, { contextId: "ctx-1" });
+        w.create("d", { contextId: "ctx-2" });
+        theirs.create("e", { contextId: "ctx-1" });
+      });
+      const total = async (contextId: string, state?: TaskState, s = scope) => (await store.listTasks(s, { limit: 1, contextId, state })).total;
+      expect([await total("ctx-1"), await total("ctx-2"), await total("ctx-3"), await total("ctx-1", undefined, other)]).toEqual([3, 1, 0, 1]);
+      await unit(store, () => {
+        w.status("a", TaskState.WORKING);
+        w.status("b", TaskState.COMPLETED);
+        w.create("f", { contextId: "ctx-1" });
+      });
+      expect(await total("ctx-1")).toBe(4);
+      expect([await total("ctx-1", TaskState.SUBMITTED), await total("ctx-1", TaskState.WORKING), await total("ctx-1", TaskState.COMPLETED)]).toEqual([2, 1, 1]);
+      // Every page of the listing carries the same total.
+      const first = await store.listTasks(scope, { limit: 3, contextId: "ctx-1" });
+      const second = await store.listTasks(scope, { limit: 3, contextId: "ctx-1", after: first.next });
+      expect([first.total, second.total, first.tasks.length + second.tasks.length]).toEqual([4, 4, 4]);
+    });
+
     it("records sends: the first record of a key wins; messageIds and Idempotency-Keys are separate namespaces", async () => {
       const store = await open();
       const w = writer(store);
@@ -674,7 +698,7 @@ describe.skipIf(!hasPostgres)("PostgreSQL", () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      await c.query(`TRUNCATE tasks, history, artifacts, artifact_parts, events, push_configs, push_outbox, task_counts, sent_messages, idempotency_keys, push_delivery_log RESTART IDENTITY`);
+      await c.query(`TRUNCATE tasks, history, artifacts, artifact_parts, events, push_configs, push_outbox, task_counts, task_context_counts, sent_messages, idempotency_keys, push_delivery_log RESTART IDENTITY`);
     } finally {
       await c.end();
     }
