@@ -1,33 +1,12 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  ArtifactSchema,
-  MessageSchema,
-  Role,
-  StreamResponseSchema,
-  TaskPushNotificationConfigSchema,
-  TaskSchema,
-  TaskState,
-  TaskStatusSchema,
-  type Message,
-  type Task,
-} from "../../../gen/a2a/v1/a2a_pb.js";
-import {
-  createPool,
-  PostgresTaskStore,
-  SqliteTaskStore,
-  StoreFenceError,
-  StoreUnavailableError,
-  type StoreScope,
-  type TaskStore,
-  type TaskView,
-} from "../../../src/store/index.js";
+import { Role, TaskSchema, TaskState } from "../../../gen/a2a/v1/a2a_pb.js";
+import { PostgresTaskStore, SqliteTaskStore, type StoreScope, type TaskStore, type TaskView } from "../../../src/store/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../../helpers/postgres-cluster.js";
+import { artifactsOf, failedUnit, message, scope, T0, texts, unit, useStoreDatabase, writer } from "../../helpers/store-writes.js";
 import { until } from "../../helpers/until.js";
 
 /**
@@ -44,74 +23,7 @@ interface StoreHarness {
   open(options?: { maxHistoryMessages?: number }): Promise<TaskStore>;
 }
 
-const scope: StoreScope = { tenant: "t", agentId: "echo" };
 const other: StoreScope = { tenant: "u", agentId: "echo" };
-const T0 = 1_700_000_000_000;
-
-function message(taskId: string, text: string, role = Role.USER): Message {
-  return create(MessageSchema, { messageId: `${taskId}-${text}`, role, taskId, contextId: "ctx", parts: [{ content: { case: "text", value: text } }] });
-}
-
-function texts(messages: readonly Message[] | undefined): string[] {
-  return (messages ?? []).map((m) => String(m.parts[0]?.content.value));
-}
-
-/** Runs writes as one unit of work and waits until it is durable. */
-async function unit(store: TaskStore, writes: () => void): Promise<void> {
-  store.beginBatch();
-  try {
-    writes();
-  } catch (e) {
-    store.rollbackBatch();
-    throw e;
-  }
-  await store.commitBatch();
-}
-
-/** A commit that fails is rolled back, as core's UnitOfWork does; resolves to the error. */
-async function failedUnit(store: TaskStore, writes: () => void): Promise<unknown> {
-  store.beginBatch();
-  writes();
-  try {
-    await store.commitBatch();
-  } catch (e) {
-    store.rollbackBatch();
-    return e;
-  }
-  throw new Error("the unit committed");
-}
-
-function writer(store: TaskStore, s: StoreScope = scope) {
-  return {
-    create(id: string, opts: { contextId?: string; ms?: number; history?: Message[]; metadata?: Task["metadata"] } = {}): number {
-      const contextId = opts.contextId ?? "ctx";
-      const status = create(TaskStatusSchema, { state: TaskState.SUBMITTED, timestamp: timestampFromMs(opts.ms ?? T0) });
-      const history = opts.history ?? [message(id, "hello")];
-      const task = create(TaskSchema, { id, contextId, status, history, metadata: opts.metadata });
-      return store.createTask(s, { id, contextId, status, history, metadata: opts.metadata }, create(StreamResponseSchema, { payload: { case: "task", value: task } }));
-    },
-    status(id: string, state: TaskState, opts: { text?: string; ms?: number } = {}): number {
-      const status = create(TaskStatusSchema, { state, timestamp: timestampFromMs(opts.ms ?? T0), message: opts.text ? message(id, opts.text, Role.AGENT) : undefined });
-      return store.setStatus(s, id, status, create(StreamResponseSchema, { payload: { case: "statusUpdate", value: { taskId: id, contextId: "ctx", status } } }));
-    },
-    artifact(id: string, artifactId: string, parts: string[], opts: { append?: boolean; lastChunk?: boolean } = {}): number {
-      const artifact = create(ArtifactSchema, { artifactId, name: artifactId.toUpperCase(), parts: parts.map((p) => ({ content: { case: "text" as const, value: p } })) });
-      const append = opts.append ?? false;
-      const lastChunk = opts.lastChunk ?? false;
-      return store.changeArtifact(s, id, { artifact, append, lastChunk }, create(StreamResponseSchema, { payload: { case: "artifactUpdate", value: { taskId: id, contextId: "ctx", artifact, append, lastChunk } } }));
-    },
-    history(id: string, text: string): void {
-      store.appendHistory(s, id, message(id, text));
-    },
-    pushConfig(id: string, configId: string, url = `https://hooks.example.com/${configId}`, version?: string): void {
-      store.putPushConfig(s, create(TaskPushNotificationConfigSchema, { taskId: id, id: configId, url, token: `tok-${configId}` }), version);
-    },
-  };
-}
-
-function artifactsOf(task: Task | undefined): string[][] {
-  return (task?.artifacts ?? []).map((a) => [a.artifactId, ...a.parts.map((p) => String(p.content.value))]);
-}
 
 function payloadKind(d: { payload: { payload: { case?: string } } }): string | undefined {
   return d.payload.payload.case;
@@ -687,194 +599,12 @@ beforeAll(() => {
 });
 
 describe.skipIf(!hasPostgres)("PostgreSQL", () => {
-  const cluster = clusterForTests();
   let url = "";
-  beforeAll(async () => {
-    url = await cluster().createDatabase();
-    // Migrated once; every test starts from empty tables.
-    await (await PostgresTaskStore.open({ url, poolSize: 1 })).close();
-  }, 60_000);
-  afterEach(async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(`TRUNCATE tasks, history, artifacts, artifact_parts, events, push_configs, push_outbox, task_counts, task_context_counts, sent_messages, idempotency_keys, push_delivery_log RESTART IDENTITY`);
-    } finally {
-      await c.end();
-    }
-  });
+  // Migrated once; every test starts from empty tables.
+  useStoreDatabase(clusterForTests(), (u) => (url = u));
 
   storeContract("PostgreSQL", () => ({
     // One hub's semantics, as SQLite's: in a fleet, deliveries are claimed and only orphans are in flight for a new replica (test/postgres/fleet.test.ts).
     open: (options) => PostgresTaskStore.open({ url, poolSize: 4, fleet: false, ...options }),
   }));
-
-  describe("PostgreSQL store only", () => {
-    it("fences a unit whose predicted seq the log has moved past: nothing stored, the task read again, the next write commits", async () => {
-      const mine = await PostgresTaskStore.open({ url, poolSize: 2 });
-      const theirs = await PostgresTaskStore.open({ url, poolSize: 2 });
-      try {
-        await unit(mine, () => writer(mine).create("f"));
-        expect(await theirs.getHead(scope, "f")).toMatchObject({ lastSeq: 1 });
-        await unit(theirs, () => writer(theirs).status("f", TaskState.WORKING));
-        const error = await failedUnit(mine, () => {
-          writer(mine).status("f", TaskState.CANCELED);
-          writer(mine).create("g");
-        });
-        // Written by another replica: nothing a client did wrong, and the same calls may succeed now (UNAVAILABLE).
-        expect(error).toBeInstanceOf(StoreUnavailableError);
-        expect((error as Error).cause).toBeInstanceOf(StoreFenceError);
-        expect(String(error)).toContain("task f was written elsewhere: event 2 was predicted, the log holds 2 events");
-        expect(await mine.getHead(scope, "g")).toBeUndefined();
-        // Its state was unknown, so the store asked again before writing.
-        expect(() => writer(mine).status("f", TaskState.CANCELED)).toThrow("was written before it was read in this process");
-        mine.rollbackBatch();
-        expect(await mine.getHead(scope, "f")).toMatchObject({ state: TaskState.WORKING, lastSeq: 2 });
-        let seq = 0;
-        await unit(mine, () => {
-          seq = writer(mine).status("f", TaskState.CANCELED);
-        });
-        expect(seq).toBe(3);
-        expect((await theirs.eventsAfter(scope, "f", 0)).map((e) => e.seq)).toEqual([1, 2, 3]);
-      } finally {
-        await mine.close();
-        await theirs.close();
-      }
-    });
-
-    it("sends a unit of create + status + artifact + status as one round trip", async () => {
-      const counting = countingPool(url);
-      const store = new PostgresTaskStore(counting.pool);
-      try {
-        // The connection is opened first, so that only the units are counted.
-        await store.ping();
-        const before = counting.sent();
-        const w = writer(store);
-        const n = 50;
-        const start = performance.now();
-        for (let i = 0; i < n; i++) {
-          await unit(store, () => {
-            w.create(`echo-${i}`);
-            w.status(`echo-${i}`, TaskState.WORKING);
-            w.artifact(`echo-${i}`, "out", ["echo"], { lastChunk: true });
-            w.status(`echo-${i}`, TaskState.COMPLETED);
-          });
-        }
-        const ms = (performance.now() - start) / n;
-        const calls = (counting.sent() - before) / n;
-        const pingStart = performance.now();
-        for (let i = 0; i < n; i++) await store.ping();
-        const pingMs = (performance.now() - pingStart) / n;
-        console.log(
-          `PostgreSQL unit of an echo (create + status + artifact + status): ${calls} round trip(s), ${ms.toFixed(2)} ms per unit (a bare SELECT 1 round trip: ${pingMs.toFixed(2)} ms)`,
-        );
-        expect(calls).toBe(1);
-        expect((await store.listTasks(scope, { limit: 1 })).total).toBe(n);
-      } finally {
-        await store.close();
-      }
-    });
-
-    it("answers a task a unit created and ended, once, without a round trip: a blocking send's answer (§3.2.2); any other read asks the database", async () => {
-      const counting = countingPool(url);
-      const store = new PostgresTaskStore(counting.pool);
-      try {
-        await store.ping();
-        const w = writer(store);
-        await unit(store, () => {
-          w.create("s");
-          w.status("s", TaskState.WORKING);
-          w.artifact("s", "out", ["echo"], { lastChunk: true });
-          w.status("s", TaskState.COMPLETED);
-          w.create("open");
-          w.status("open", TaskState.INPUT_REQUIRED);
-        });
-        const trips = async (read: () => Promise<unknown>) => {
-          const before = counting.sent();
-          await read();
-          return counting.sent() - before;
-        };
-        let first: Uint8Array | undefined;
-        expect(await trips(async () => (first = await store.getTaskWire(scope, "s")))).toBe(0);
-        // Taken once: the next read is the database's, and the same bytes.
-        let second: Uint8Array | undefined;
-        expect(await trips(async () => (second = await store.getTaskWire(scope, "s")))).toBe(1);
-        expect(Buffer.from(first!)).toEqual(Buffer.from(second!));
-        // Interrupted, not terminal: a message on any replica may continue it.
-        expect(await trips(() => store.getTaskWire(scope, "open"))).toBe(1);
-        // Held by an open unit (a push config written to it): asked of the database.
-        await unit(store, () => {
-          w.create("held");
-          w.status("held", TaskState.COMPLETED);
-        });
-        store.beginBatch();
-        w.pushConfig("held", "c1");
-        expect(await trips(() => store.getTaskWire(scope, "held"))).toBe(1);
-        await store.commitBatch();
-        // Released, it is still the unit's whole task, not yet answered.
-        expect(await trips(() => store.getTaskWire(scope, "held"))).toBe(0);
-        // A task whose life spans units is read.
-        await unit(store, () => w.create("two"));
-        await unit(store, () => w.status("two", TaskState.COMPLETED));
-        expect(await trips(() => store.getTaskWire(scope, "two"))).toBe(1);
-      } finally {
-        await store.close();
-      }
-    });
-
-    it("rejects with StoreUnavailableError, soon, when the database cannot be reached", async () => {
-      const { port } = new URL(url);
-      // A port nothing listens on: the server is down.
-      const downUrl = url.replace(`:${port}/`, ":1/");
-      const start = Date.now();
-      await expect(PostgresTaskStore.open({ url: downUrl, connectTimeoutMs: 2000 })).rejects.toBeInstanceOf(StoreUnavailableError);
-      const down = new PostgresTaskStore(createPool({ url: downUrl, connectTimeoutMs: 2000 }));
-      await expect(down.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(down.getHead(scope, "x")).rejects.toThrow("the task store's database is unavailable");
-      await expect(unit(down, () => writer(down).create("x"))).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(Date.now() - start).toBeLessThan(10_000);
-      await down.close();
-    });
-  });
 });
-
-describe.skipIf(!hasPostgres)("PostgreSQL store when the server stops and comes back", () => {
-  const cluster = clusterForTests();
-
-  it("rejects with StoreUnavailableError while the server is down (no hang), and recovers by itself once it is back", async () => {
-    const url = await cluster().createDatabase();
-    const store = await PostgresTaskStore.open({ url, poolSize: 2, connectTimeoutMs: 2000 });
-    try {
-      await unit(store, () => writer(store).create("before"));
-      await cluster().kill();
-      const start = Date.now();
-      // The pooled connection was cut: the first call learns it, the next finds no server.
-      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(store.getHead(scope, "before")).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(unit(store, () => writer(store).status("before", TaskState.WORKING))).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(Date.now() - start).toBeLessThan(15_000);
-      await cluster().restart();
-      // The failed unit's task was dropped from the cache: read again, then written.
-      expect(await store.getHead(scope, "before")).toEqual({ id: "before", contextId: "ctx", state: TaskState.SUBMITTED, lastSeq: 1 });
-      let seq = 0;
-      await unit(store, () => {
-        seq = writer(store).status("before", TaskState.WORKING);
-      });
-      expect(seq).toBe(2);
-    } finally {
-      await store.close();
-    }
-  }, 60_000);
-});
-
-/** A pool that counts the statements sent through it: each is one round trip on a connection already open. */
-function countingPool(url: string): { pool: pg.Pool; sent: () => number } {
-  const pool = createPool({ url, poolSize: 1 });
-  let sent = 0;
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    sent++;
-    return query(...args);
-  };
-  return { pool, sent: () => sent };
-}
