@@ -144,6 +144,9 @@ export async function spawnServer(
   });
 
   const baseUrl = url.replace(/\/$/, "");
+  // One client per transport, kept: a transport made per call opens an HTTP/2 connection per call that stays open
+  // (connect-node closes an idle session only after minutes), and a test calling in a loop reaches limits.maxConnectionsPerAddress.
+  const clients = new Map<"connect" | "grpc", Client<typeof A2AService>>();
   const server: ServerProcess = {
     child,
     pid,
@@ -151,8 +154,14 @@ export async function spawnServer(
     dataDir,
     exited,
     stderr: () => err,
-    client: (transport) =>
-      createClient(A2AService, transport === "grpc" ? createGrpcTransport({ baseUrl }) : createConnectTransport({ baseUrl, httpVersion: "1.1" })),
+    client: (transport) => {
+      let c = clients.get(transport);
+      if (!c) {
+        c = createClient(A2AService, transport === "grpc" ? createGrpcTransport({ baseUrl }) : createConnectTransport({ baseUrl, httpVersion: "1.1" }));
+        clients.set(transport, c);
+      }
+      return c;
+    },
     signal: (sig) => send(sig, group && sig === "SIGKILL"),
     waitExit,
     kill: async () => {
