@@ -7,8 +7,11 @@ const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 function sizeOf(p: TaskPieces): number {
   let n = p.status.length + (p.metadata?.length ?? 0);
   for (const m of p.history ?? []) n += m.length;
-  for (const a of p.artifacts ?? []) for (const part of a.parts) n += part.length;
-  return n + (p.artifacts?.reduce((s, a) => s + a.head.length, 0) ?? 0);
+  for (const a of p.artifacts ?? []) {
+    n += a.head.length;
+    for (const part of a.parts) n += part.length;
+  }
+  return n;
 }
 
 /** The pieces a read with `view` returns, as the task read (task-loader.ts) gives them: none of a kind is undefined. */
