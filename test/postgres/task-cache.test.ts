@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TaskState } from "../../gen/a2a/v1/a2a_pb.js";
+import { SettledTasks } from "../../src/store/postgres/settled-tasks.js";
 import { TaskCache } from "../../src/store/postgres/task-cache.js";
 import type { StoreScope } from "../../src/store/index.js";
 
@@ -103,5 +104,26 @@ describe("the PostgreSQL store's task cache", () => {
     failed.state = TaskState.FAILED;
     cache.release([failed], true);
     expect(cache.terminalHead(scope, "f")).toBeUndefined();
+  });
+});
+
+describe("the PostgreSQL store's settled tasks", () => {
+  const pieces = (bytes: number) => ({ id: "x", contextId: "c", status: new Uint8Array(bytes), artifacts: undefined, history: undefined, metadata: null });
+
+  it("gives each task once, and past its bound in bytes lets the oldest go first; a task larger than the bound is not kept", () => {
+    const settled = new SettledTasks(100);
+    settled.put("a", pieces(40));
+    settled.put("b", pieces(40));
+    expect(settled.take("a")?.status.length).toBe(40);
+    expect(settled.take("a")).toBeUndefined();
+    settled.put("c", pieces(40));
+    settled.put("d", pieces(40));
+    // b, c, d hold 120 bytes: b, the oldest, went.
+    expect(settled.size).toBe(2);
+    expect(settled.take("b")).toBeUndefined();
+    expect(settled.take("c")).toBeDefined();
+    settled.put("huge", pieces(101));
+    expect(settled.take("huge")).toBeUndefined();
+    expect(settled.take("d")).toBeDefined();
   });
 });
