@@ -33,7 +33,7 @@ const STOPPED = /the server that ran this task stopped/i;
 
 
 /** Chunks of the long streams: enough that subscribers on other replicas join before the last. */
-const CHUNKS = 1_500;
+const CHUNKS = 4_000;
 /** Subscriptions sent as their task ends. */
 const RACES = 60;
 
