@@ -21,9 +21,9 @@ describe("the PostgreSQL store's task cache", () => {
     held.pins++;
     held.state = TaskState.COMPLETED;
     cache.created(scope, "running", "ctx", TaskState.WORKING);
-    cache.seen(scope, "a", done(4), cache.readMark);
-    cache.seen(scope, "b", done(5), cache.readMark);
-    cache.seen(scope, "c", done(6), cache.readMark);
+    cache.seen(scope, "a", done(4));
+    cache.seen(scope, "b", done(5));
+    cache.seen(scope, "c", done(6));
     expect(cache.size).toBe(3);
     expect(cache.find(scope, "held")).toBe(held);
     expect(cache.find(scope, "running")?.lastSeq).toBe(1);
@@ -32,43 +32,35 @@ describe("the PostgreSQL store's task cache", () => {
     expect(cache.find(scope, "c")?.lastSeq).toBe(6);
     // Released, the held task may go like any other.
     cache.release([held], false);
-    cache.seen(scope, "d", done(7), cache.readMark);
+    cache.seen(scope, "d", done(7));
     expect(cache.find(scope, "held")).toBeUndefined();
     expect(() => cache.forWrite(scope, "held")).toThrow("task held in scope t/echo was written before it was read in this process");
   });
 
-  it("lets a read refresh an entry only when no unit holds it and no commit settled while the read was out", () => {
+  it("lets a read refresh an entry only when no unit holds it and it found a later seq than the entry has", () => {
     const cache = new TaskCache();
     const entry = cache.created(scope, "x", "ctx", TaskState.SUBMITTED);
     entry.pins++;
     entry.lastSeq = 3; // predicted by writes of the unit in flight
-    cache.seen(scope, "x", done(1), cache.readMark);
+    cache.seen(scope, "x", done(1));
     expect(cache.find(scope, "x")?.lastSeq).toBe(3);
-    const mark = cache.readMark;
     cache.release([entry], false);
     // A read sent before that commit returned may show the log before it.
-    cache.seen(scope, "x", done(1), mark);
+    cache.seen(scope, "x", done(1));
     expect(cache.find(scope, "x")?.lastSeq).toBe(3);
-    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) }, cache.readMark);
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) });
     expect(cache.find(scope, "x")).toMatchObject({ contextId: "ctx", lastSeq: 5, state: TaskState.WORKING, sealed: new Map([["out", true]]) });
   });
 
-  it("lets a read that spanned a commit refresh an entry when it found a later seq (another replica wrote the task since)", () => {
+  it("keeps what a later read found when an earlier read of the same task comes back after it, with no commit of this process between", () => {
     const cache = new TaskCache();
     // Read here once, while another replica ran it; never evicted while it may be running.
-    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, cache.readMark);
-    const other = cache.created(scope, "other", "ctx", TaskState.SUBMITTED);
-    other.pins++;
-    const mark = cache.readMark;
-    // A unit of this replica's, on another task, settles while the read is out.
-    cache.release([other], false);
-    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 3, state: TaskState.WORKING, sealed: new Map([["out", false]]) }, mark);
-    expect(cache.forWrite(scope, "x")).toMatchObject({ contextId: "ctx", lastSeq: 3, sealed: new Map([["out", false]]) });
-    // An equal or earlier seq from a read that spanned a commit tells nothing new.
-    const mark2 = cache.readMark;
-    cache.release([], false);
-    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 2, state: TaskState.WORKING, sealed: new Map() }, mark2);
-    expect(cache.forWrite(scope, "x").lastSeq).toBe(3);
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 2, state: TaskState.WORKING, sealed: new Map() });
+    // Two reads are out; the other replica's next event commits between their snapshots, and the later read answers first.
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 3, state: TaskState.INPUT_REQUIRED, sealed: new Map([["out", false]]) });
+    cache.seen(scope, "x", { contextId: "ctx", lastSeq: 2, state: TaskState.WORKING, sealed: new Map() });
+    // A continuation written here is the log's fourth event, not a third the database would fence.
+    expect(cache.forWrite(scope, "x")).toMatchObject({ lastSeq: 3, state: TaskState.INPUT_REQUIRED, sealed: new Map([["out", false]]) });
   });
 
   it("forgets the tasks of a unit that failed: their state is unknown until read again", () => {
@@ -79,7 +71,7 @@ describe("the PostgreSQL store's task cache", () => {
     cache.release([a], true);
     expect(cache.find(scope, "a")).toBeUndefined();
     expect(cache.find(scope, "b")).toBe(b);
-    cache.seen(scope, "a", done(2), cache.readMark);
+    cache.seen(scope, "a", done(2));
     expect(cache.forWrite(scope, "a").lastSeq).toBe(2);
   });
 
@@ -96,7 +88,7 @@ describe("the PostgreSQL store's task cache", () => {
     expect(cache.terminalHead(scope, "t")).toEqual({ id: "t", contextId: "ctx-t", state: TaskState.COMPLETED, lastSeq: 4 });
 
     // Interrupted is settled but not terminal (a later message continues it, on any replica): asked of the database.
-    cache.seen(scope, "i", { contextId: "ctx-i", lastSeq: 2, state: TaskState.INPUT_REQUIRED, sealed: new Map() }, cache.readMark);
+    cache.seen(scope, "i", { contextId: "ctx-i", lastSeq: 2, state: TaskState.INPUT_REQUIRED, sealed: new Map() });
     expect(cache.terminalHead(scope, "i")).toBeUndefined();
 
     const failed = cache.created(scope, "f", "ctx-f", TaskState.SUBMITTED);

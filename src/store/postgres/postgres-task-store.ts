@@ -251,10 +251,9 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Reads one task row (with what `sql` gathers) and tells the cache what it found. */
   private async readTask(what: string, scope: StoreScope, taskId: string, sql: string, extra: unknown[] = []): Promise<LoadedRow | undefined> {
-    const mark = this.cache.readMark;
     const [row] = await this.query<LoadedRow>(what, sql, [scope.tenant, scope.agentId, taskId, ...extra]);
     // A task found gone (deleted by retention on any replica) leaves the cache too.
-    if (row) this.cache.seen(scope, taskId, seenOf(row), mark);
+    if (row) this.cache.seen(scope, taskId, seenOf(row));
     else this.cache.dropped(scope, taskId);
     return row;
   }
@@ -307,23 +306,21 @@ export class PostgresTaskStore implements TaskStore {
   async inFlight(): Promise<Array<{ scope: StoreScope; taskId: string; contextId: string }>> {
     // In a fleet, tasks in flight may be running on other replicas: only orphans are this start's to fail.
     if (this.replica !== null) return this.sweepOrphans(this.replica);
-    const mark = this.cache.readMark;
     const rows = await this.query<LoadedRow>("tasks in flight", IN_FLIGHT, []);
     return rows.map((r) => {
       const scope = { tenant: r.tenant, agentId: r.agent };
       // Core fails them next: the store must have seen them (its rule for writes).
-      this.cache.seen(scope, r.id, seenOf(r), mark);
+      this.cache.seen(scope, r.id, seenOf(r));
       return { scope, taskId: r.id, contextId: r.context_id };
     });
   }
 
   /** Claims orphans for `replica` and loads them, so that core may fail them. */
   private async sweepOrphans(replica: string): Promise<OrphanTask[]> {
-    const mark = this.cache.readMark;
     const rows = await this.query<LoadedRow>("orphaned tasks", SWEEP, [replica, SWEEP_BATCH]);
     return rows.map((r) => {
       const scope = { tenant: r.tenant, agentId: r.agent };
-      this.cache.seen(scope, r.id, seenOf(r), mark);
+      this.cache.seen(scope, r.id, seenOf(r));
       return { scope, taskId: r.id, contextId: r.context_id };
     });
   }

@@ -40,27 +40,21 @@ export function cacheKey(scope: StoreScope, taskId: string): string {
  * unit holds writes to it, nor while its task may still be running here (in flight: a run's next write would be stranded)
  * (core reads a task before it writes it, and a run keeps writing).
  *
- * A read that returns after a commit settled may be older than the entry;
- * `epoch` (commits settled so far) tells it, and such a read refreshes a
- * held entry only when it found a later seq than the entry has: a task's
- * seqs only grow, so that read saw writes the entry never did (another
- * replica's, or a dead replica's that a sweep claimed). Without that, a
- * busy replica, where some commit settles during almost every read, would
- * keep predicting from a stale entry and the database would fence every
- * write it makes to a task another replica wrote last.
+ * A read refreshes a held entry only when it found a later seq than the
+ * entry has. A task's seqs only grow, and an entry no unit holds is never
+ * ahead of the database (a failed unit's entries leave the cache), so a
+ * read that found a later seq saw writes the entry never did (another
+ * replica's, or a sweep's), and one that found an earlier seq is older
+ * than the entry: it was out while a commit of this process landed, or
+ * while a later read of the same task came back first. Taking that one
+ * would have this process predict a seq the log already holds, and the
+ * database would fence its next write to the task.
  */
 export class TaskCache {
   /** Least recently used first. */
   private readonly entries = new Map<string, CachedTask>();
-  /** Units settled so far (committed or not): a read that spans one may be stale. */
-  private epoch = 0;
   /** Tasks a unit created and ended, whole, until their first read. */
   private readonly settled = new SettledTasks();
-
-  /** Taken when a read begins, given back to `seen` with what it found. */
-  get readMark(): number {
-    return this.epoch;
-  }
 
   constructor(private readonly maxEntries = 10_000) {}
 
@@ -133,12 +127,12 @@ export class TaskCache {
     return entry;
   }
 
-  /** What a read begun at `sinceEpoch` found of a task. */
-  seen(scope: StoreScope, taskId: string, found: TaskSeen, sinceEpoch: number): void {
+  /** What a read found of a task. */
+  seen(scope: StoreScope, taskId: string, found: TaskSeen): void {
     const key = cacheKey(scope, taskId);
     const held = this.touch(key);
     if (held) {
-      if (held.pins > 0 || (sinceEpoch !== this.epoch && found.lastSeq <= held.lastSeq)) return;
+      if (held.pins > 0 || found.lastSeq <= held.lastSeq) return;
       held.lastSeq = found.lastSeq;
       held.state = found.state;
       held.sealed.clear();
@@ -158,7 +152,6 @@ export class TaskCache {
    * A committed unit hands over the tasks it created and ended, whole.
    */
   release(entries: Iterable<CachedTask>, failed: boolean, settled: ReadonlyArray<readonly [key: string, pieces: TaskPieces]> = []): void {
-    this.epoch++;
     for (const e of entries) {
       e.pins--;
       if (failed && this.entries.get(e.key) === e) this.entries.delete(e.key);
