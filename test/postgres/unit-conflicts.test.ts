@@ -4,6 +4,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresTaskStore, type StoreScope } from "../../src/store/index.js";
 import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/postgres-cluster.js";
+import { failedUnit, unit } from "../helpers/store-writes.js";
 
 /**
  * Two replicas commit units on one database at once. Each unit moves the
@@ -19,7 +20,9 @@ import { clusterForTests, hasPostgres, noticePostgresSkip } from "../helpers/pos
  * of an interrupted task, a sweep failing a dead replica's tasks): what it
  * predicts the next seq from must be what it read just before, even when a
  * commit of its own settled while that read was out (on a busy replica,
- * almost every read).
+ * almost every read). A replica taken for dead (its lease ran out) cannot
+ * write a task in flight once another replica has claimed it: a statement
+ * it sent before it died may still reach the database after the claim.
  */
 
 noticePostgresSkip("postgres/unit-conflicts.test.ts");
@@ -146,11 +149,6 @@ describe.skipIf(!hasPostgres)("units of two replicas at once", () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const reads = holdHeadReads(pool);
     const b = new PostgresTaskStore(pool);
-    const unit = async (store: PostgresTaskStore, write: () => void) => {
-      store.beginBatch();
-      write();
-      await store.commitBatch();
-    };
     try {
       await unit(a, () => createTask(a, "x"));
       await unit(a, () => moveTo(a, "x", TaskState.WORKING));
@@ -166,6 +164,31 @@ describe.skipIf(!hasPostgres)("units of two replicas at once", () => {
       await unit(b, () => moveTo(b, "x", TaskState.WORKING));
       expect(await a.getHead(scope, "x")).toMatchObject({ state: TaskState.WORKING, lastSeq: 4 });
     } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
+  it("refuse a replica's write to a task in flight that another replica claimed after its lease ran out, and take the claimer's", async () => {
+    const url = await cluster().createDatabase();
+    // Leases long enough that neither renews during the test: the database's clock is moved by hand.
+    const a = await PostgresTaskStore.open({ url, poolSize: 2, fleet: { leaseMs: 60_000 } });
+    const b = await PostgresTaskStore.open({ url, poolSize: 2, fleet: { leaseMs: 60_000 } });
+    const sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+    try {
+      await unit(a, () => createTask(a, "x"));
+      await unit(a, () => moveTo(a, "x", TaskState.WORKING));
+      await sql.query("UPDATE replicas SET expires_at = now() - interval '1 second' WHERE id = $1", [a.fleet!.replica]);
+      expect((await b.fleet!.sweep()).map((t) => t.taskId)).toEqual(["x"]);
+      // What a's run wrote last, reaching the database only after the claim (a statement of a replica killed meanwhile, say).
+      const late = await failedUnit(a, () => moveTo(a, "x", TaskState.COMPLETED));
+      expect(String(late)).toContain(`store: task x is run by replica ${b.fleet!.replica} since this one's lease ran out`);
+      // The sweep's FAILED, predicted from the claim, is the log's third event.
+      await unit(b, () => moveTo(b, "x", TaskState.FAILED));
+      expect(await b.getHead(scope, "x")).toMatchObject({ state: TaskState.FAILED, lastSeq: 3 });
+    } finally {
+      await sql.end();
       await a.close();
       await b.close();
     }

@@ -24,7 +24,10 @@ import { IN_FLIGHT_SQL } from "../task-states.js";
  *   configs  $42-$46: task, id, config, version, position
  *
  * The fence: every task the unit logs events on is locked (FOR UPDATE, in
- * pk order) and its last_seq must be `prev`, or a2a_unit_refused raises
+ * pk order) and its last_seq must be `prev`, and in a fleet a task in
+ * flight must be this replica's (a sweep claims a dead replica's tasks
+ * before it fails them, so a statement the dead one sent, still running
+ * in the database, cannot land after the claim), or a2a_unit_refused raises
  * A2F01 and nothing of the unit is stored; each child row joins the
  * checked row of its task, so no child is written before its task passed.
  * ListTasks' state counters move by trigger (schema 1, one statement each
@@ -43,7 +46,7 @@ a AS MATERIALIZED (
     WITH ORDINALITY AS a(n, id, replace, ord, head, nparts, sealed, j)),
 c AS MATERIALIZED (SELECT * FROM unnest($42::integer[], $43::text[], $44::bytea[], $45::text[], $46::integer[]) AS c(n, id, config, version, pos)),
 old AS (
-  SELECT i.n, t.pk, t.last_seq, t.state, t.history_count FROM i JOIN tasks t ON t.tenant = i.tenant AND t.agent = i.agent AND t.id = i.id
+  SELECT i.n, t.pk, t.last_seq, t.state, t.owner, t.history_count FROM i JOIN tasks t ON t.tenant = i.tenant AND t.agent = i.agent AND t.id = i.id
   WHERE NOT i.is_new ORDER BY t.pk FOR UPDATE OF t),
 fresh AS MATERIALIZED (SELECT i.n, nextval(pg_get_serial_sequence('tasks', 'pk')) AS pk FROM i WHERE i.is_new),
 added AS (SELECT n, count(*)::integer AS added FROM h GROUP BY n),
@@ -59,6 +62,8 @@ k AS MATERIALIZED (
       WHEN NOT i.is_new AND o.pk IS NULL THEN a2a_unit_refused(format('store: task %s not found in scope %s/%s', i.id, i.tenant, i.agent))
       WHEN i.prev IS NOT NULL AND o.last_seq <> i.prev
         THEN a2a_unit_refused(format('store: task %s was written elsewhere: event %s was predicted, the log holds %s events', i.id, i.prev + 1, o.last_seq))
+      WHEN i.prev IS NOT NULL AND $3::text IS NOT NULL AND o.owner <> $3::text AND o.state IN (${IN_FLIGHT_SQL})
+        THEN a2a_unit_refused(format('store: task %s is run by replica %s since this one''s lease ran out', i.id, o.owner))
     END AS refused
   FROM i LEFT JOIN old o ON o.n = i.n LEFT JOIN fresh f ON f.n = i.n LEFT JOIN added d ON d.n = i.n),
 hist AS (
