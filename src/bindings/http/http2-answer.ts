@@ -33,3 +33,24 @@ export function endHttp2Answer(req: HttpRequest, res: HttpResponse, headers: Rea
   stream.write(body, (error) => error || stream.end());
   return true;
 }
+
+/**
+ * Sends a whole OK gRPC answer on its HTTP/2 stream: headers, the body and
+ * the trailers, which gRPC requires (gRPC over HTTP/2 §Responses); returns
+ * false, sending nothing, on the same terms as endHttp2Answer. Why: the
+ * compatibility response builds and checks its header object on every
+ * answer (measured: docs/performance-notes.md). The stream waits for its
+ * trailers, so ending it with the body does not close it under a pending
+ * write; the compatibility response's own "wantTrailers" listener sends
+ * the trailers it was given.
+ */
+export function endHttp2GrpcAnswer(req: HttpRequest, res: HttpResponse, headers: Readonly<Record<string, string>>, body: Uint8Array, trailers: Readonly<Record<string, string>>): boolean {
+  if (!("stream" in res) || res.headersSent) return false;
+  const stream: http2.ServerHttp2Stream = res.stream;
+  if (stream.destroyed || stream.closed || !(req as http2.Http2ServerRequest).stream.readableEnded) return false;
+  // The compatibility response sends its trailers when the stream asks for them ("wantTrailers").
+  (res as http2.Http2ServerResponse).addTrailers(trailers);
+  stream.respond({ ...headers, ":status": 200 }, { waitForTrailers: true });
+  stream.end(body);
+  return true;
+}

@@ -11,7 +11,7 @@ export { badRequestDetail, errorDetails, errorInfoDetail, type ErrorDetail } fro
 export { answerEventStream, type EventStreamCall } from "./event-stream.js";
 export { ClientGone } from "./client-gone.js";
 export { httpCallContext, type FacadeAdmission, type FacadeCall, type FacadeRefusal } from "./facade-context.js";
-export { endHttp2Answer } from "./http2-answer.js";
+export { endHttp2Answer, endHttp2GrpcAnswer } from "./http2-answer.js";
 export { callUnary, callUnaryJson, openSequenced, wireMethodOf } from "./service-call.js";
 export { jsonText, RawJson } from "./raw-json.js";
 export { abandonBody, headerValue, isHttp2, lazyRequestHeaders, queryParams, requestHeaders, sendJson, writeHead, type HttpRequest, type HttpResponse } from "./http-exchange.js";

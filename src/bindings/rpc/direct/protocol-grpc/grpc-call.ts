@@ -2,7 +2,7 @@ import type * as http2 from "node:http2";
 import { fromBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { ClientGone, endHttp2Answer, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../../../http/index.js";
+import { ClientGone, endHttp2Answer, endHttp2GrpcAnswer, EXTENSIONS_HEADER, headerValue, type HttpRequest } from "../../../http/index.js";
 import { CLIENT_GONE, directContext, judgeCall, type DirectRouteOptions } from "../direct-context.js";
 import { grpcFrame, readOneMessage } from "./envelope.js";
 
@@ -104,7 +104,8 @@ export class GrpcCall {
    * nothing when the client already went. `last`, a unary call's answer
    * message (given only with an OK end), is framed and goes out in the same
    * write as the status: a gRPC-Web answer then leaves as one DATA frame
-   * rather than two (docs/performance-notes.md).
+   * rather than two (docs/performance-notes.md). Either answer is written on
+   * the HTTP/2 stream itself when it can be (http2-answer.ts).
    */
   finish(failure: ConnectError | undefined, last?: Uint8Array): void {
     this.finishContext();
@@ -112,6 +113,8 @@ export class GrpcCall {
     this.ended = true;
     // A unary gRPC-Web answer that ends OK carries its status in the body, not in HTTP trailers.
     if (!failure && this.web && last && endHttp2Answer(this.req, this.res, this.headers, grpcFrame(last, OK_WEB_TRAILER))) return;
+    // So does a unary gRPC answer over HTTP/2, with its status in trailers.
+    if (!failure && !this.web && last && endHttp2GrpcAnswer(this.req, this.res, this.headers, grpcFrame(last), OK_TRAILERS)) return;
     this.head();
     // Most calls end OK, whose status is one fixed line: no Headers to build and walk for it.
     if (!failure) {
