@@ -26,9 +26,8 @@ import type { HttpRequest, HttpResponse } from "./http-exchange.js";
  * "wantTrailers" event (server/one-port.ts).
  */
 export function endHttp2Answer(req: HttpRequest, res: HttpResponse, headers: Readonly<Record<string, string>>, body: Uint8Array): boolean {
-  if (!("stream" in res) || res.headersSent) return false;
-  const stream: http2.ServerHttp2Stream = res.stream;
-  if (stream.destroyed || stream.closed || !(req as http2.Http2ServerRequest).stream.readableEnded) return false;
+  const stream = openStream(req, res);
+  if (!stream) return false;
   stream.respond({ ...headers, ":status": 200 });
   stream.write(body, (error) => error || stream.end());
   return true;
@@ -45,12 +44,19 @@ export function endHttp2Answer(req: HttpRequest, res: HttpResponse, headers: Rea
  * the trailers it was given.
  */
 export function endHttp2GrpcAnswer(req: HttpRequest, res: HttpResponse, headers: Readonly<Record<string, string>>, body: Uint8Array, trailers: Readonly<Record<string, string>>): boolean {
-  if (!("stream" in res) || res.headersSent) return false;
-  const stream: http2.ServerHttp2Stream = res.stream;
-  if (stream.destroyed || stream.closed || !(req as http2.Http2ServerRequest).stream.readableEnded) return false;
+  const stream = openStream(req, res);
+  if (!stream) return false;
   // The compatibility response sends its trailers when the stream asks for them ("wantTrailers").
   (res as http2.Http2ServerResponse).addTrailers(trailers);
   stream.respond({ ...headers, ":status": 200 }, { waitForTrailers: true });
   stream.end(body);
   return true;
+}
+
+/** The HTTP/2 stream a whole answer may be written on: its head not out, the stream open, the request body read to its end. */
+function openStream(req: HttpRequest, res: HttpResponse): http2.ServerHttp2Stream | undefined {
+  if (!("stream" in res) || res.headersSent) return undefined;
+  const stream: http2.ServerHttp2Stream = res.stream;
+  if (stream.destroyed || stream.closed || !(req as http2.Http2ServerRequest).stream.readableEnded) return undefined;
+  return stream;
 }
