@@ -46,6 +46,11 @@ export function cpuPerCallUs(c: UnaryRow["cells"][number] | undefined): number |
   return c && c.rps.median > 0 ? (c.serverCpu.median / c.rps.median) * 1e6 : undefined;
 }
 
+/** The loader's CPU time per answered call, in µs: what one call costs the client stack. */
+function loaderCpuPerCallUs(c: UnaryRow["cells"][number]): number | undefined {
+  return c.rps.median > 0 ? (c.loaderCpu.median / c.rps.median) * 1e6 : undefined;
+}
+
 function unaryTable(rows: readonly UnaryRow[]): string {
   const rps = (id: string | undefined, c: number) => (id === undefined ? undefined : rows.find((r) => r.id === id)?.cells.find((x) => x.connections === c)?.rps.median);
   const out: string[][] = [];
@@ -157,7 +162,7 @@ function versusTable(rows: readonly UnaryRow[]): string {
   const out: string[][] = [];
   for (const row of rows) {
     if (row.status !== "ok") {
-      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", "", ""]);
+      out.push([row.server, row.binding, row.loader, "", row.status, "", "", "", "", "", "", "", "", "", ""]);
       continue;
     }
     const mine = share(row.id);
@@ -171,6 +176,8 @@ function versusTable(rows: readonly UnaryRow[]): string {
         ...loadCells(row, i),
         pct(c.serverCpu.median),
         us === undefined ? "—" : String(Math.round(us)),
+        pct(c.loaderCpu.median),
+        String(Math.round(loaderCpuPerCallUs(c) ?? NaN)),
         times(mine ?? NaN),
         hub ? times(ratio(mine, share(`versus-${sdkPeers(row)[0]}`))) : "",
         hub ? times(ratio(mine, share("versus-hub-jsonrpc"))) : "",
@@ -178,7 +185,7 @@ function versusTable(rows: readonly UnaryRow[]): string {
     });
   }
   return table(
-    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU busy", "server CPU µs/call", "÷ SDK in-memory JSON-RPC, side by side", "÷ SDK in-memory, same wire family", "÷ hub JSON-RPC"],
+    ["server", "binding", "loader", "conns", "req/s median [min–max]", "p50 ms", "p99 ms", "errors", "server CPU busy", "server CPU µs/call", "loader CPU busy", "loader CPU µs/call", "÷ SDK in-memory JSON-RPC, side by side", "÷ SDK in-memory, same wire family", "÷ hub JSON-RPC"],
     out,
   );
 }
@@ -213,7 +220,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
       `- **Pinning**: ${pinning.description}`,
       `- **Machine load** (1-min load average): ${machine.loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end`,
       `- **Method**: every server is a child process on loopback, run with V8's \`--no-memory-reducer\` (a server that idled while the others took their turn would otherwise be measured while its heap grows back: harness/servers-under-test.ts); each figure is the median of ${options.runs} timed runs of ${options.durationSec} s after ${options.warmupSec} s of warm-up (autocannon rounds both up to whole seconds), with [min–max] across runs. Ratios divide medians measured in this same run.${options.waitQuiet ? " Before each measure the bench waits (up to a limit) for other processes to leave the machine idle." : ""}`,
-      `- **Checks**: every call is a new message (its own messageId, so no answer comes from the hub's record of an earlier send, §3.3.1). Every answer is checked for a completed task echoing the message: autocannon (HTTP/1.1) checks each body, the Node h2 loader (gRPC, Connect over h2c; its young generation held to 1 MiB so that its scavenges pause it under 1 ms: harness/loader-process.ts) each gRPC status and decoded task. A real client samples the server before and after timing, and the tasks the server stored are counted against the calls sent.`,
+      `- **Checks**: every call is a new message (its own messageId, so no answer comes from the hub's record of an earlier send, §3.3.1). Every answer is checked for a completed task echoing the message: autocannon (HTTP/1.1) checks each body, the Node h2 loader (gRPC, Connect over h2c) and the real client stacks (grpc-js, connect-node) each gRPC status and decoded task; every Node loader's young generation is held to 1 MiB so that its scavenges pause it under 1 ms (harness/loader-process.ts). A real client samples the server before and after timing, and the tasks the server stored are counted against the calls sent.`,
     ].join("\n"),
   );
 
@@ -237,7 +244,7 @@ export function renderReport(results: BenchResults, options: BenchOptions, machi
       "## Head to head: the ratio targets, side by side\n\n" +
         "The rows the ratio targets compare, each on a fresh server of its own, run side by side rather than one after another (as in the table above, where a row moved by ±30% from run to run on this shared host with no change to the code). " +
         `Each server first settles under untimed load, then they are loaded in turn, in ${rounds} rounds, each round giving every one a warm-up and one timed run: the SDK's in-memory JSON-RPC (the baseline) first, the others after it in an order that rotates from round to round, and the baseline once more at the end. ` +
-        "Each run is divided by the baseline as it stood at that moment (interpolated between the baseline's runs around it), and a row's share of the baseline is the median of those ratios; a ratio between two other rows divides their shares, so the host's drift cancels in both. The targets above are judged from this section.\n\n" +
+        "Each run is divided by the baseline as it stood at that moment (interpolated between the baseline's runs around it), and a row's share of the baseline is the median of those ratios; a ratio between two other rows divides their shares, so the host's drift cancels in both. The targets above are judged from this section. The loader columns are the client stack's own CPU (one core, pinned): a loader near 100% busy measures the client, not the server.\n\n" +
         versusTable(results.headToHead),
     );
   }
