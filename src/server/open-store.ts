@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { DEFAULT_LIMITS, silentLogger } from "../core/index.js";
-import { DATABASE_FILE, lockDataDir, PostgresTaskStore, SqliteTaskStore, type TaskStore } from "../store/index.js";
+import { DATABASE_FILE, lockDataDir, PostgresTaskStore, SqliteTaskStore, WalCheckpointer, type TaskStore } from "../store/index.js";
 import type { HubOptions } from "./hub-options.js";
 
 /** The hub's store, opened, and what gives it (and a SQLite data directory's lock) back. */
@@ -41,15 +41,22 @@ export async function openStore(options: HubOptions): Promise<OpenedStore> {
   // tasks it finds in flight, which would be another live hub's.
   const lock = lockDataDir(options.dataDir ?? "data");
   try {
-    const store = new SqliteTaskStore({ filename: join(lock.dataDir, DATABASE_FILE), maxHistoryMessages });
+    const filename = join(lock.dataDir, DATABASE_FILE);
+    const store = new SqliteTaskStore({ filename, maxHistoryMessages });
+    const logger = options.logger ?? silentLogger;
+    const checkpointer = new WalCheckpointer(filename, (error) => logger.warn("the background checkpoint of the SQLite log failed; the writer's own checkpoints go on", { error }));
     return {
       store,
       system: "sqlite",
-      release: () => {
+      release: async () => {
+        await checkpointer.stop();
         store.close();
         lock.release();
       },
-      abandon: () => lock.release(),
+      abandon: async () => {
+        await checkpointer.stop();
+        lock.release();
+      },
     };
   } catch (e) {
     lock.release();

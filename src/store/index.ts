@@ -22,7 +22,7 @@ export type { RetentionCutoffs, StoragePart, TaskRetention } from "./task-retent
 export { StoreUnavailableError } from "./store-unavailable.js";
 /** SQLite's packed rows (several events or parts in one row), as a migration reads them. */
 export { unpackRows } from "./encoding/index.js";
-export { DATABASE_FILE, DataDirLockedError, lockDataDir, SqliteTaskStore, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
+export { DATABASE_FILE, DataDirLockedError, lockDataDir, SqliteTaskStore, WalCheckpointer, type DataDirLock, type SqliteStoreOptions } from "./sqlite/index.js";
 export {
   MIGRATIONS as POSTGRES_MIGRATIONS,
   checkPostgresUrl,
