@@ -27,6 +27,9 @@ export const VERSUS_ROWS = [
   "hub-grpc-connect",
   "hub-connect-h2-connect",
   "hub-grpcweb-connect",
+  // connect-node's clients against the least server (a fixed Task): the client stack's own ceiling on its core, not judged.
+  "bare-connect-h2-connect",
+  "bare-connect-grpcweb-connect",
   // The bench's own h2 loader: the server's ceiling, not judged.
   "sdk-memory-grpc",
   "hub-connect-h2",

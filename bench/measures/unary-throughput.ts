@@ -137,6 +137,17 @@ export function rowSpecs(): RowSpec[] {
       start: hub,
       load: { tool: "client", stack: "connect-grpcweb", onGrpcPort: false },
     },
+    // connect-node's clients against connect-node answering a fixed Task: what the client stack reaches on its one core with the least server.
+    {
+      id: "bare-connect-h2-connect", group: "baseline", server: "bare connect-node, one-port host, fixed Task", binding: "Connect unary JSON (h2c)", a2a: false,
+      start: (ctx) => startBareConnect(ctx.pinning),
+      load: { tool: "client", stack: "connect-h2", onGrpcPort: false },
+    },
+    {
+      id: "bare-connect-grpcweb-connect", group: "baseline", server: "bare connect-node, one-port host, fixed Task", binding: "gRPC-Web SendMessage (h2c)", a2a: false,
+      start: (ctx) => startBareConnect(ctx.pinning),
+      load: { tool: "client", stack: "connect-grpcweb", onGrpcPort: false },
+    },
   ];
 }
 
