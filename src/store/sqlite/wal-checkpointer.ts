@@ -34,9 +34,9 @@ parentPort.on("message", () => {
 /**
  * Copies the write-ahead log into the database file from a thread of its
  * own. A checkpoint syncs the disk twice (the log before it, the database
- * after it: SQLite's WAL with synchronous=NORMAL), and run on the writer's
- * thread each one held the event loop in those syncs for 10-25 ms, several
- * times a second under load. Here the thread does that work as the log
+ * after it: SQLite's WAL with synchronous=NORMAL); run on the writer's
+ * thread, those syncs held the event loop (docs/performance.md has the
+ * measurements). Here the thread does that work as the log
  * grows; the writer's own automatic checkpoint still runs when the log
  * reaches its threshold, but finds nearly all of it copied, and it is what
  * lets the next write start the log over from its beginning (a log is
