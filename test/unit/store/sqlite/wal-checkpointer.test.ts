@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { WalCheckpointer } from "../../../../src/store/sqlite/wal-checkpointer.js";
+import { until } from "../../../helpers/until.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,14 +30,6 @@ function writeRows(db: Database.Database, n: number): void {
   })();
 }
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe("WalCheckpointer (the log copied into the database off the writer's thread)", () => {
   it("copies what the writer commits into the database file while the writer goes on writing", async () => {
     const { db, filename } = walDatabase();
@@ -49,7 +42,7 @@ describe("WalCheckpointer (the log copied into the database off the writer's thr
         await new Promise((r) => setTimeout(r, 5));
       }
       // The writer never checkpoints (wal_autocheckpoint = 0): only the thread can move the rows into the file.
-      await until(() => statSync(filename).size >= before + 1000 * 500);
+      await until("the rows reach the database file", async () => statSync(filename).size >= before + 1000 * 500, 5_000);
       expect((db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(1000);
       expect(failures).toEqual([]);
     } finally {
@@ -63,7 +56,7 @@ describe("WalCheckpointer (the log copied into the database off the writer's thr
   it("reports a database it cannot open once, and stops cleanly", async () => {
     const failures: string[] = [];
     const ckpt = new WalCheckpointer(join(tmpdir(), "a2a-ckpt-missing", "none.sqlite"), (m) => failures.push(m));
-    await until(() => failures.length > 0);
+    await until("the thread reports its failure", async () => failures.length > 0, 5_000);
     await ckpt.stop();
     expect(failures.length).toBe(1);
     expect(failures[0]).toMatch(/unable to open|directory does not exist|does not exist/i);
